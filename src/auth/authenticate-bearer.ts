@@ -1,0 +1,50 @@
+/**
+ * Bearer authentication of D2/D3: a valid signature and claims are not enough; the application
+ * must still exist, be enabled and have the credentials version the token was issued under, so
+ * `app disable` and secret rotation take effect on the next request.
+ */
+import { errors, ServiceError } from '../domain/errors.js';
+import type { Db } from '../store/connection.js';
+import { findApplicationById } from '../store/applications-queries.js';
+import type { Keyring } from '../security/keyring.js';
+import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
+
+/** Who is calling: the application and its company. */
+export interface Principal {
+  readonly applicationId: string;
+  readonly clientId: string;
+  readonly companyId: string;
+}
+
+/** The `Authorization` header's credentials: `Bearer <token>`, scheme case-insensitive (RFC 7235). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!m) throw new ServiceError(errors.invalidToken);
+  return m[1];
+}
+
+export async function authenticateBearer(
+  db: Db, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number,
+): Promise<{ principal: Principal } | { rejected: ServiceError; reason: string }> {
+  let token: string | undefined;
+  try {
+    token = bearerToken(header);
+  } catch {
+    return { rejected: new ServiceError(errors.invalidToken), reason: 'malformed Authorization header' };
+  }
+  if (token === undefined) return { rejected: new ServiceError(errors.notAuthenticated), reason: 'no bearer token' };
+  try {
+    const claims = await verifyAccessToken(token, now, keyring.jwt, settings);
+    const app = await findApplicationById(db, claims.applicationId);
+    if (!app) return { rejected: new ServiceError(errors.invalidToken), reason: 'application no longer exists' };
+    if (app.enabled !== 1) return { rejected: new ServiceError(errors.invalidToken), reason: 'application disabled' };
+    if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {
+      return { rejected: new ServiceError(errors.invalidToken), reason: 'credentials changed since the token was issued' };
+    }
+    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id } };
+  } catch (error) {
+    if (error instanceof TokenRejected) return { rejected: new ServiceError(errors.invalidToken), reason: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * POST /token: client credentials for a bearer token. An unknown client id costs the same hash as
+ * a wrong secret, so response time does not reveal which client ids exist.
+ */
+import { errors, ServiceError } from '../domain/errors.js';
+import type { Db } from '../store/connection.js';
+import { findApplicationByClientId, refreshClientSecretHash } from '../store/applications-queries.js';
+import type { Keyring } from '../security/keyring.js';
+import { hashNeedsRefresh, hashSecret, verifySecret } from '../security/secret-hash.js';
+import { issueAccessToken, type TokenSettings } from '../security/access-tokens.js';
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiration: number;
+}
+
+export async function exchangeClientCredentials(
+  db: Db, keyring: Keyring, settings: TokenSettings, clientId: string, clientSecret: string, now: number,
+): Promise<IssuedToken> {
+  const app = await findApplicationByClientId(db, clientId);
+  const storedHash = app?.client_secret_hash ?? hashSecret('no such client', keyring.master);
+  const secretOk = verifySecret(clientSecret, storedHash, keyring.master);
+  if (!app || !secretOk || app.enabled !== 1) throw new ServiceError(errors.invalidClientCredentials);
+  if (hashNeedsRefresh(app.client_secret_hash, keyring.master)) {
+    await refreshClientSecretHash(db, app.id, app.client_secret_hash, hashSecret(clientSecret, keyring.master));
+  }
+  const token = await issueAccessToken(
+    { clientId: app.client_id, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: app.token_lifetime },
+    now, keyring.jwt, settings,
+  );
+  return { token, expiration: app.token_lifetime };
+}

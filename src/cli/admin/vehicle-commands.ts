@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { findCompany, findVehicleRow } from '../../store/registry-queries.js';
+import { listAllVehicles } from '../../store/vehicles-queries.js';
+import { formatIsoLocal } from '../../domain/time.js';
+import { emit, table, UsageError } from '../output.js';
+import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
+import { applyRegistryChange, defined, numberFlag } from './apply-registry-change.js';
+
+function vehicleOptions(command: Command): Command {
+  return command
+    .option('--plate <plate>', 'license plate')
+    .option('--oem <name>', 'automaker')
+    .option('--model <model>', 'model')
+    .option('--year <year>', 'model year')
+    .option('--status <status>', 'active or inactive')
+    .option('--ownership <type>', 'owned, financed, leased or rental')
+    .option('--fuel-capacity <liters>', 'tank capacity in liters')
+    .option('--sim-profile <profile>', 'simulate it: normal, offline, moving, privacy or flaky')
+    .option('--no-sim-telemetry', 'simulated vehicle generates no telemetry');
+}
+
+function fromFlags(opts: Record<string, string | boolean | undefined>): Record<string, unknown> {
+  return defined({
+    plate: opts.plate, oem: opts.oem, model: opts.model, year: numberFlag(opts.year as string | undefined),
+    status: opts.status, ownership: opts.ownership, fuel_capacity: numberFlag(opts.fuelCapacity as string | undefined),
+  });
+}
+
+async function companyEntry(ctx: StoreContext, id: string) {
+  const company = await findCompany(ctx.store.db, id);
+  if (!company) throw new UsageError(`unknown company "${id}"`);
+  return { id: company.id, name: company.name, plan: company.plan };
+}
+
+export function registerVehicleCommands(admin: Command): void {
+  const vehicle = admin.command('vehicle').description('vehicles');
+
+  withStoreOptions(vehicle.command('list').description('list vehicles'))
+    .option('--company <id>', 'only this company')
+    .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
+      const rows = (await listAllVehicles(ctx.store.db, opts.company)).map((v) => ({
+        company: v.companyId, vin: v.vin, plate: v.plate, oem: v.oem, model: v.model, year: v.year, status: v.status,
+        ownership: v.ownership, fuel_capacity: v.fuelCapacity, sim: v.sim ? JSON.parse(v.sim) : null, created: formatIsoLocal(v.createdAt),
+      }));
+      emit(ctx.output, rows, () => table(rows, ['company', 'vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership']));
+    }));
+
+  vehicleOptions(withStoreOptions(vehicle.command('add').description('register a vehicle')))
+    .requiredOption('--company <id>', 'company id')
+    .requiredOption('--vin <vin>', 'VIN (17 characters, no I, O or Q)')
+    .action(async (opts: Record<string, string | boolean | undefined>) => withStore(opts, async (ctx) => {
+      if (await findVehicleRow(ctx.store.db, opts.vin as string)) throw new UsageError(`vehicle ${opts.vin} already exists (use vehicle set)`);
+      const sim = opts.simProfile === undefined ? undefined : { profile: opts.simProfile, telemetry: opts.simTelemetry !== false };
+      const entry = { vin: opts.vin, ...fromFlags(opts), ...defined({ sim }) };
+      await applyRegistryChange(ctx, { companies: [{ ...(await companyEntry(ctx, opts.company as string)), vehicles: [entry] }] });
+      emit(ctx.output, { vin: opts.vin, created: true }, () => `vehicle ${opts.vin} created`);
+    }));
+
+  vehicleOptions(withStoreOptions(vehicle.command('set').description('change a vehicle')))
+    .requiredOption('--vin <vin>', 'VIN')
+    .action(async (opts: Record<string, string | boolean | undefined>) => withStore(opts, async (ctx) => {
+      const row = await findVehicleRow(ctx.store.db, opts.vin as string);
+      if (!row) throw new UsageError(`unknown vehicle ${opts.vin}`);
+      const storedSim = row.sim ? (JSON.parse(row.sim) as Record<string, unknown>) : undefined;
+      const sim = opts.simProfile !== undefined || opts.simTelemetry === false
+        ? { ...storedSim, ...defined({ profile: opts.simProfile, telemetry: opts.simTelemetry === false ? false : undefined }) }
+        : storedSim;
+      const entry = defined({
+        vin: row.vin, plate: row.plate, oem: row.oem, model: row.model, year: row.year, status: row.status,
+        ownership: row.ownership, fuel_capacity: row.fuel_capacity ?? undefined, sim, ...fromFlags(opts),
+      });
+      const result = await applyRegistryChange(ctx, { companies: [{ ...(await companyEntry(ctx, row.company_id)), vehicles: [entry] }] });
+      emit(ctx.output, { vin: row.vin, changed: result.changed }, () => `vehicle ${row.vin} ${result.changed ? 'updated' : 'unchanged'}`);
+    }));
+}

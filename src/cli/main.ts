@@ -1,0 +1,50 @@
+/** The `telematics` command. Returns the exit code; only bin/telematics.js touches the process. */
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { registerApply } from './admin/apply-command.js';
+import { registerAppCommands } from './admin/app-commands.js';
+import { registerCompanyCommands } from './admin/company-commands.js';
+import { registerOemCommands } from './admin/oem-commands.js';
+import { registerPlanCommands } from './admin/plan-commands.js';
+import { registerVehicleCommands } from './admin/vehicle-commands.js';
+import { registerKeys } from './keys-command.js';
+import { registerMigrate } from './migrate-command.js';
+import { UsageError } from './output.js';
+import { registerServe } from './serve-command.js';
+
+export function buildProgram(): Command {
+  const program = new Command('telematics')
+    .description('Self-hostable vehicle telematics service')
+    .exitOverride()
+    .showHelpAfterError(false);
+  registerServe(program);
+  registerMigrate(program);
+  registerKeys(program);
+  const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
+  registerApply(admin);
+  registerCompanyCommands(admin);
+  registerPlanCommands(admin);
+  registerOemCommands(admin);
+  registerAppCommands(admin);
+  registerVehicleCommands(admin);
+  for (const command of [program, ...allCommands(program)]) command.exitOverride();
+  return program;
+}
+
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`telematics: ${error.message.replace(/\n\s*/g, '; ')}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { defaultKeysFile, loadConfig, type FlagValues, type ServiceConfig } from '../config.js';
+import { loadKeyring } from '../security/load-keyring.js';
+import type { Keyring } from '../security/keyring.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { openStore } from '../store/open-store.js';
+import type { StoreConnection } from '../store/connection.js';
+import { processOutput, type Output } from './output.js';
+
+/** Options every command that touches the database accepts, as `serve` does. */
+export function withStoreOptions(command: Command): Command {
+  return command
+    .option('--database <url>', 'SQLite file path or postgres:// URL (env DATABASE_URL)')
+    .option('--keys-file <path>', 'keys file (env TELEMATICS_KEYS_FILE)')
+    .option('--json', 'machine-readable output');
+}
+
+export interface StoreContext {
+  readonly config: ServiceConfig;
+  readonly store: StoreConnection;
+  readonly output: Output;
+  keyring(): Keyring;
+}
+
+/** Opens the configured database (migrated) for one CLI command and closes it afterwards. */
+export async function withStore<T>(opts: Record<string, unknown>, run: (ctx: StoreContext) => Promise<T>): Promise<T> {
+  const config = loadConfig({ database: opts.database as string | undefined, keysFile: opts.keysFile as string | undefined } satisfies FlagValues);
+  const store = openStore(config.database, { poolSize: 2 });
+  try {
+    await migrateToLatest(store.db);
+    let keyring: Keyring | undefined;
+    return await run({
+      config,
+      store,
+      output: processOutput(opts.json === true),
+      keyring: () => {
+        keyring ??= loadKeyring({
+          jwtKeys: config.jwtKeys, masterKeys: config.masterKeys, keysFile: config.keysFile,
+          keysFileIsDefault: config.keysFile !== undefined && config.keysFile === defaultKeysFile(config.database),
+        }).keyring;
+        return keyring;
+      },
+    });
+  } finally {
+    await store.close();
+  }
+}

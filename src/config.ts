@@ -1,0 +1,145 @@
+/**
+ * Configuration: the one module that reads the environment. Every setting has a flag and/or an
+ * environment variable (a flag wins), a default, a unit and a description; docs/configuration.md
+ * lists them all and test/config.test.ts keeps the two in sync. Problems are collected and
+ * reported together, and the result is frozen.
+ */
+import { dirname, join, basename } from 'node:path';
+import { isPostgresUrl } from './store/connection.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+type Kind = 'string' | 'integer' | 'boolean' | 'log-level';
+
+export interface SettingSpec {
+  readonly key: keyof ServiceConfig;
+  readonly flag?: string;
+  readonly env?: string;
+  readonly kind: Kind;
+  readonly description: string;
+  readonly defaultText: string;
+  readonly unit?: string;
+  readonly min?: number;
+  readonly max?: number;
+  /** Secrets are read from the environment only: flags show up in `ps`. */
+  readonly secret?: boolean;
+}
+
+export interface ServiceConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly database: string;
+  readonly databasePoolSize: number;
+  readonly sim: boolean;
+  readonly demo: boolean;
+  readonly commandTimeout: number;
+  readonly logLevel: LogLevel;
+  readonly keysFile: string | undefined;
+  readonly jwtKeys: string | undefined;
+  readonly masterKeys: string | undefined;
+  readonly jwtIssuer: string;
+  readonly jwtAudience: string;
+  readonly bodyLimit: number;
+}
+
+export const SETTINGS: readonly SettingSpec[] = Object.freeze([
+  { key: 'port', flag: '--port', env: 'PORT', kind: 'integer', min: 0, max: 65535, defaultText: '8080', description: 'TCP port to listen on (0 picks a free one)' },
+  { key: 'host', flag: '--host', env: 'HOST', kind: 'string', defaultText: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
+  { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', defaultText: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
+  { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, defaultText: '10', unit: 'connections', description: 'PostgreSQL connection pool size per process' },
+  { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', defaultText: 'on for SQLite, off for PostgreSQL', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
+  { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', defaultText: 'off', description: 'Seed a demo fleet into an empty database and print its credentials' },
+  { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 5, max: 86_400, defaultText: '120', unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', defaultText: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
+  { key: 'keysFile', flag: '--keys-file', env: 'TELEMATICS_KEYS_FILE', kind: 'string', defaultText: '`<database>.keys.json` beside a SQLite file; none for PostgreSQL', description: 'JSON file with the JWT signing keys and master keys (mode 0600); see "Keys"' },
+  { key: 'jwtKeys', env: 'TELEMATICS_JWT_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'JWT signing keys, base64 of ≥32 random bytes, comma-separated, current first; with TELEMATICS_MASTER_KEYS replaces the keys file' },
+  { key: 'masterKeys', env: 'TELEMATICS_MASTER_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'Master keys (encrypt sign-secrets, pepper secret hashes), base64 of ≥32 random bytes, comma-separated, current first' },
+  { key: 'jwtIssuer', flag: '--jwt-issuer', env: 'TELEMATICS_JWT_ISSUER', kind: 'string', defaultText: 'telematics', description: 'The `iss` claim of issued tokens (checked on every request)' },
+  { key: 'jwtAudience', flag: '--jwt-audience', env: 'TELEMATICS_JWT_AUDIENCE', kind: 'string', defaultText: 'telematics-api', description: 'The `aud` claim of issued tokens (checked on every request)' },
+  { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
+] satisfies SettingSpec[]);
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.length === 1 ? problems[0] : `invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Flag values as the CLI parser hands them over, keyed like ServiceConfig. */
+export type FlagValues = Partial<Record<keyof ServiceConfig, string | number | boolean | undefined>>;
+
+function parseValue(spec: SettingSpec, raw: string | number | boolean, source: string, problems: string[]): unknown {
+  switch (spec.kind) {
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const text = String(raw).toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+      if (['0', 'false', 'no', 'off'].includes(text)) return false;
+      problems.push(`${source} must be true or false, got "${raw}"`);
+      return undefined;
+    }
+    case 'integer': {
+      const text = String(raw).trim();
+      const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(n) || (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        problems.push(`${source} must be an integer from ${spec.min} to ${spec.max}, got "${raw}"`);
+        return undefined;
+      }
+      return n;
+    }
+    case 'log-level': {
+      const text = String(raw).toLowerCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(text)) {
+        problems.push(`${source} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+        return undefined;
+      }
+      return text;
+    }
+    case 'string': {
+      const text = String(raw);
+      if (text.trim() === '') {
+        problems.push(`${source} must not be empty`);
+        return undefined;
+      }
+      return text;
+    }
+  }
+}
+
+const FIXED_DEFAULTS = {
+  port: 8080, host: '127.0.0.1', database: './data/telematics.db', databasePoolSize: 10, demo: false,
+  commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
+} as const;
+
+/** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */
+export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = { ...FIXED_DEFAULTS };
+  for (const spec of SETTINGS) {
+    const flagValue = flags[spec.key];
+    const envValue = spec.env === undefined ? undefined : env[spec.env];
+    if (flagValue !== undefined) {
+      const v = parseValue(spec, flagValue, spec.flag ?? spec.key, problems);
+      if (v !== undefined) values[spec.key] = v;
+    } else if (envValue !== undefined && envValue !== '') {
+      const v = parseValue(spec, envValue, spec.env!, problems);
+      if (v !== undefined) values[spec.key] = v;
+    }
+  }
+  const database = values.database as string;
+  const embedded = !isPostgresUrl(database);
+  if (values.sim === undefined) values.sim = embedded;
+  if (values.keysFile === undefined && embedded && database !== ':memory:') values.keysFile = defaultKeysFile(database);
+  if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
+    problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(values as unknown as ServiceConfig);
+}
+
+/** The keys file kept beside a SQLite database: `data/telematics.db` → `data/telematics.db.keys.json`. */
+export function defaultKeysFile(sqliteFile: string): string {
+  return join(dirname(sqliteFile), `${basename(sqliteFile)}.keys.json`);
+}

@@ -1,0 +1,60 @@
+/**
+ * The error catalogue: every error a client or operator can see, with its stable code, HTTP status
+ * and exact text. Texts quoted from the service interface are exact and must not be edited.
+ * Placeholders `{name}` are filled from the params given to `ServiceError`.
+ * docs/errors.md documents each entry; test/domain/errors.test.ts keeps the two in sync.
+ */
+export interface ErrorEntry {
+  readonly code: string;
+  readonly status: number;
+  readonly text: string;
+}
+
+const entry = (code: string, status: number, text: string): ErrorEntry => Object.freeze({ code, status, text });
+
+export const errors = Object.freeze({
+  // POST /token (D3)
+  tokenFieldsMissing: entry(
+    'TLM_TOKEN_FIELDS_MISSING',
+    400,
+    'client_id and client_secret (or username and password) are required.',
+  ),
+  invalidClientCredentials: entry('TLM_INVALID_CLIENT_CREDENTIALS', 401, 'Invalid client credentials.'),
+  notAcceptable: entry('TLM_NOT_ACCEPTABLE', 406, 'The Accept header must allow application/json.'),
+
+  // Bearer authentication (D2, D3)
+  notAuthenticated: entry('TLM_NOT_AUTHENTICATED', 401, 'Not authenticated.'),
+  invalidToken: entry('TLM_INVALID_TOKEN', 401, 'Invalid or expired token.'),
+
+  // Vehicles (interface, D10)
+  vinNotFound: entry('TLM_VIN_NOT_FOUND', 404, 'VIN not found or unauthorized access.'),
+
+  // Generic request errors (D2)
+  malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
+  invalidRequest: entry('TLM_INVALID_REQUEST', 400, 'Invalid request: {reason}.'),
+  notFound: entry('TLM_NOT_FOUND', 404, 'Not found.'),
+  bodyTooLarge: entry('TLM_BODY_TOO_LARGE', 413, 'Request body is too large.'),
+  unsupportedMediaType: entry('TLM_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type. Expected {expected}.'),
+  internal: entry('TLM_INTERNAL', 500, 'Internal server error.'),
+  unavailable: entry('TLM_UNAVAILABLE', 503, 'Service temporarily unavailable.'),
+});
+
+export type ErrorName = keyof typeof errors;
+
+/** A catalogue error. Domain and store code throw these; the HTTP error handler maps them. */
+export class ServiceError extends Error {
+  readonly entry: ErrorEntry;
+  readonly detail: string;
+
+  constructor(entry: ErrorEntry, params: Readonly<Record<string, string>> = {}) {
+    const detail = entry.text.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`);
+    super(detail);
+    this.name = 'ServiceError';
+    this.entry = entry;
+    this.detail = detail;
+  }
+
+  get status(): number {
+    return this.entry.status;
+  }
+}

@@ -1,0 +1,15 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../domain/clock.js';
+import type { Keyring } from '../security/keyring.js';
+import type { TokenSettings } from '../security/access-tokens.js';
+import type { StoreConnection } from '../store/connection.js';
+
+/** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
+export interface AppDeps {
+  readonly store: StoreConnection;
+  readonly keyring: Keyring;
+  readonly clock: Clock;
+  readonly tokenSettings: TokenSettings;
+  readonly bodyLimit: number;
+  readonly logger: FastifyBaseLogger;
+}

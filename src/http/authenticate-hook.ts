@@ -1,0 +1,26 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { authenticateBearer, type Principal } from '../auth/authenticate-bearer.js';
+import type { AppDeps } from './app-deps.js';
+import { sendError } from './error-handler.js';
+
+const PRINCIPAL = Symbol('principal');
+type WithPrincipal = FastifyRequest & { [PRINCIPAL]?: Principal };
+
+/** An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed. */
+export function authenticateHook(deps: AppDeps): onRequestAsyncHookHandler {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
+    const outcome = await authenticateBearer(deps.store.db, deps.keyring, deps.tokenSettings, request.headers.authorization, deps.clock.now());
+    if ('rejected' in outcome) {
+      request.log.info({ reason: outcome.reason }, 'bearer token refused');
+      return sendError(reply, outcome.rejected);
+    }
+    (request as WithPrincipal)[PRINCIPAL] = outcome.principal;
+  };
+}
+
+/** The authenticated caller of a route behind `authenticateHook`. */
+export function principalOf(request: FastifyRequest): Principal {
+  const principal = (request as WithPrincipal)[PRINCIPAL];
+  if (!principal) throw new Error('route is missing the authentication hook');
+  return principal;
+}

@@ -1,0 +1,51 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { authenticateHook } from './authenticate-hook.js';
+import { installErrorHandling } from './error-handler.js';
+import { healthRoutes } from './health-routes.js';
+import { installMetrics } from './metrics.js';
+import { installOpenApi } from './openapi.js';
+import { requestIdFor } from './request-id.js';
+import { ErrorBody, Vehicle } from './schemas.js';
+import { tokenRoute } from './token-route.js';
+import { vehicleRoutes } from './vehicle-routes.js';
+import type { AppDeps } from './app-deps.js';
+
+/**
+ * The HTTP application, without listening: tests and `serve` both build it here.
+ * Request logging is one line per completed request (method, route, status, time, request id);
+ * headers and bodies are never logged, so tokens and secrets cannot reach the logs.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdFor,
+    bodyLimit: deps.bodyLimit,
+    // Types are not coerced: a VIN sent as a number is an error, not the string "123".
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({
+      method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    }, 'request');
+  });
+
+  installErrorHandling(app);
+  app.addSchema(ErrorBody);
+  app.addSchema(Vehicle);
+  await installOpenApi(app);
+  installMetrics(app);
+
+  await app.register(healthRoutes(deps));
+  await app.register(tokenRoute(deps));
+  await app.register(async (protectedScope) => {
+    protectedScope.addHook('onRequest', authenticateHook(deps));
+    await protectedScope.register(vehicleRoutes(deps));
+  });
+  return app;
+}

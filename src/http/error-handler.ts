@@ -1,0 +1,58 @@
+/**
+ * The one path from a thrown error to a response. Catalogue errors answer with their status and
+ * exact text; framework errors are mapped to catalogue entries; anything else is logged with the
+ * request id and answered with a fixed 500 body that reveals nothing.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, ServiceError } from '../domain/errors.js';
+
+/** Errors meaning the database is unreachable or refusing work: 503, not 500. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', 'SQLITE_BUSY',
+]);
+
+function fromFrameworkError(error: FastifyError, request: FastifyRequest): ServiceError | undefined {
+  if (error.validation && error.validation.length > 0) {
+    const first = error.validation[0]!;
+    const where = `${error.validationContext ?? 'request'}${first.instancePath ? first.instancePath.replace(/\//g, '.') : ''}`;
+    return new ServiceError(errors.invalidRequest, { reason: `${where} ${first.message ?? 'is invalid'}` });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new ServiceError(errors.bodyTooLarge);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const expected = (request.routeOptions.config as { contentType?: string } | undefined)?.contentType ?? 'application/json';
+      return new ServiceError(errors.unsupportedMediaType, { expected });
+    }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY': return new ServiceError(errors.malformedJson);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new ServiceError(errors.invalidRequest, { reason: 'the JSON body is empty' });
+    default: break;
+  }
+  if (error.code !== undefined && UNAVAILABLE_CODES.has(error.code)) return new ServiceError(errors.unavailable);
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ServiceError(errors.invalidRequest, { reason: 'the request could not be read' });
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
+  if (error.status === 401) {
+    const challenge = error.entry === errors.notAuthenticated ? 'Bearer' : 'Bearer error="invalid_token"';
+    reply.header('www-authenticate', challenge);
+  }
+  if (error.status === 503) reply.header('retry-after', '5');
+  return reply.code(error.status).send({ detail: error.detail });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = error instanceof ServiceError ? error : fromFrameworkError(error, request);
+    if (known) {
+      if (known.status >= 500) request.log.warn({ err: error }, 'request failed: %s', known.detail);
+      return sendError(reply, known);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, new ServiceError(errors.internal));
+  });
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new ServiceError(errors.notFound)));
+}

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, ServiceError } from '../domain/errors.js';
+import { exchangeClientCredentials } from '../auth/exchange-client-credentials.js';
+import { acceptsJson } from './accept-header.js';
+import { errorResponse } from './schemas.js';
+import type { AppDeps } from './app-deps.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+/** Four short fields; anything larger is not a token request. */
+const TOKEN_BODY_LIMIT = 8 * 1024;
+
+const TokenRequest = Type.Object(
+  {
+    client_id: Type.Optional(Type.String({ description: 'Client id (or send it as `username`)' })),
+    client_secret: Type.Optional(Type.String({ description: 'Client secret (or send it as `password`)' })),
+    username: Type.Optional(Type.String({ description: 'Client id, as the authentication guide names it' })),
+    password: Type.Optional(Type.String({ description: 'Client secret, as the authentication guide names it' })),
+    grant_type: Type.Optional(Type.String({ description: 'Ignored if sent' })),
+  },
+  { additionalProperties: true },
+);
+
+const TokenResponse = Type.Object({
+  token: Type.String({ description: 'JWT to send as `Authorization: Bearer <token>`' }),
+  expiration: Type.Integer({ description: 'Lifetime in seconds (3600 unless the application is configured otherwise)' }),
+});
+
+const nonEmpty = (...values: (string | undefined)[]) => values.find((v) => v !== undefined && v !== '');
+
+export function tokenRoute(deps: AppDeps): FastifyPluginAsync {
+  return async (parent) => {
+    const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    // Only form bodies here: this plugin's scope drops the JSON parser, so other types get 415.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: TOKEN_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    app.post('/token', {
+      config: { contentType: FORM },
+      schema: {
+        summary: 'Exchange client credentials for an access token',
+        tags: ['auth'],
+        consumes: [FORM],
+        body: TokenRequest,
+        response: {
+          200: TokenResponse,
+          400: errorResponse('client id or secret missing'),
+          401: errorResponse('Invalid client credentials.'),
+          406: errorResponse('The Accept header excludes application/json'),
+          415: errorResponse('The body is not form-encoded'),
+        },
+      },
+      onRequest: async (request) => {
+        if (!acceptsJson(request.headers.accept)) throw new ServiceError(errors.notAcceptable);
+      },
+    }, async (request, reply) => {
+      const body = request.body ?? {};
+      const clientId = nonEmpty(body.client_id, body.username);
+      const clientSecret = nonEmpty(body.client_secret, body.password);
+      if (clientId === undefined || clientSecret === undefined) throw new ServiceError(errors.tokenFieldsMissing);
+      const issued = await exchangeClientCredentials(deps.store.db, deps.keyring, deps.tokenSettings, clientId, clientSecret, deps.clock.now());
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return issued;
+    });
+  };
+}

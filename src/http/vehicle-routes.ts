@@ -1,0 +1,56 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errors, ServiceError } from '../domain/errors.js';
+import { formatIsoLocal } from '../domain/time.js';
+import { isValidVin } from '../domain/vin.js';
+import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../store/vehicles-queries.js';
+import { principalOf } from './authenticate-hook.js';
+import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import type { AppDeps } from './app-deps.js';
+
+function toResource(v: VehicleRecord) {
+  return {
+    company: v.companyName, vin: v.vin, plate: v.plate, oem: v.oem, model: v.model,
+    year: v.year, status: v.status, created: formatIsoLocal(v.createdAt),
+  };
+}
+
+/** GET /vehicle and GET /vehicle/{vin}; registered behind the authentication hook. */
+export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
+  return async (parent) => {
+    const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get('/vehicle', {
+      schema: {
+        summary: "List the company's vehicles",
+        description: 'Every vehicle connected to the token\'s company, in any status, ordered by VIN.',
+        tags: ['vehicles'],
+        security: bearerSecurity,
+        response: { 200: Type.Array(Type.Ref('Vehicle')), ...authErrors },
+      },
+    }, async (request) => {
+      const vehicles = await listCompanyVehicles(deps.store.db, principalOf(request).companyId);
+      return vehicles.map(toResource);
+    });
+
+    app.get('/vehicle/:vin', {
+      schema: {
+        summary: 'Read one vehicle by VIN',
+        tags: ['vehicles'],
+        security: bearerSecurity,
+        params: Type.Object({ vin: Type.String({ description: 'Vehicle Identification Number' }) }),
+        response: {
+          200: Type.Ref('Vehicle'),
+          ...authErrors,
+          404: errorResponse('VIN not found or unauthorized access.'),
+        },
+      },
+    }, async (request) => {
+      const { vin } = request.params;
+      const vehicle = isValidVin(vin) ? await findCompanyVehicle(deps.store.db, principalOf(request).companyId, vin) : undefined;
+      if (!vehicle) throw new ServiceError(errors.vinNotFound);
+      return toResource(vehicle);
+    });
+  };
+}

@@ -1,0 +1,38 @@
+/** Reading and creating a keys file: JSON, created with mode 0600 and never overwritten. */
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { generateKeyringDocument, keyringFromDocument, type Keyring } from './keyring.js';
+
+export function readKeyringFile(path: string): Keyring {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read keys file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Error(`keys file ${path} is not valid JSON`);
+  }
+  return keyringFromDocument(doc, `keys file ${path}`);
+}
+
+/** Creates the keys file if it does not exist (exclusive create: two starting processes cannot both write it). */
+export function ensureKeyringFile(path: string): { keyring: Keyring; created: boolean } {
+  let created = false;
+  try {
+    statSync(path);
+  } catch {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      writeFileSync(path, `${JSON.stringify(generateKeyringDocument(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      chmodSync(path, 0o600);
+      created = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return { keyring: readKeyringFile(path), created };
+}

@@ -1,0 +1,66 @@
+/**
+ * The composition root of `telematics serve`: opens the store, migrates, loads keys, seeds the
+ * demo when asked, builds the HTTP app and listens. Only this file and the CLI wire concrete parts.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ServiceConfig } from './config.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { buildApp } from './http/build-app.js';
+import { createLogger } from './logger.js';
+import { loadKeyring } from './security/load-keyring.js';
+import { migrateToLatest } from './store/migrate.js';
+import { openStore } from './store/open-store.js';
+import { defaultKeysFile } from './config.js';
+import { demoBanner, seedDemo } from './sim/seed-demo.js';
+
+export interface RunningService {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Where human-facing text (the demo banner) goes. */
+  readonly print?: (text: string) => void;
+}
+
+export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningService> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const print = options.print ?? ((text: string) => process.stdout.write(text));
+  const store = openStore(config.database, { poolSize: config.databasePoolSize });
+  try {
+    const { applied } = await migrateToLatest(store.db);
+    logger.info({ database: store.description, applied }, 'database ready');
+    const keys = loadKeyring({
+      jwtKeys: config.jwtKeys, masterKeys: config.masterKeys, keysFile: config.keysFile,
+      keysFileIsDefault: config.keysFile !== undefined && config.keysFile === defaultKeysFile(config.database),
+    });
+    logger.info({ source: keys.source, created: keys.created }, keys.created ? 'keys generated' : 'keys loaded');
+
+    const demo = config.demo ? await seedDemo(store.db, keys.keyring, clock.now()) : undefined;
+    const app = await buildApp({
+      store, keyring: keys.keyring, clock, logger,
+      tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
+      bodyLimit: config.bodyLimit,
+    });
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = address.replace('[::1]', 'localhost');
+    if (config.sim) logger.info('simulated automaker and fleet: not part of this build yet (see README, "Status")');
+    if (demo) print(demoBanner(demo, url));
+    return {
+      app,
+      url,
+      close: async () => {
+        await app.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The demo fleet `serve --demo` seeds into an empty database: two companies on different plans,
+ * each with one application and a few vehicles of two simulated automakers.
+ * Demo secrets are derived from the master key rather than stored anywhere in clear, so every
+ * start can print the same ready-to-paste credentials while the database keeps only hashes.
+ */
+import { createHmac } from 'node:crypto';
+import type { Fleet } from '../domain/fleet-file.js';
+import { currentKey, deriveKey, type Keyring } from '../security/keyring.js';
+
+export interface DemoApplication {
+  readonly companyId: string;
+  readonly companyName: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly signSecret: string;
+}
+
+function demoSecret(keyring: Keyring, label: string, prefix: string): string {
+  const key = deriveKey(currentKey(keyring.master), 'demo-credentials');
+  return `${prefix}${createHmac('sha256', key).update(label).digest('base64url')}`;
+}
+
+export function demoApplications(keyring: Keyring): DemoApplication[] {
+  return [
+    { companyId: 'acme', companyName: 'ACME Logistics', clientId: 'demo-acme-dispatch' },
+    { companyId: 'globex', companyName: 'Globex Transportes', clientId: 'demo-globex-ops' },
+  ].map((a) => ({
+    ...a,
+    clientSecret: demoSecret(keyring, `${a.clientId}:client`, 'tcs_'),
+    signSecret: demoSecret(keyring, `${a.clientId}:sign`, 'tss_'),
+  }));
+}
+
+export const demoIngestKey = (keyring: Keyring, oem: string): string => demoSecret(keyring, `${oem}:ingest`, 'tik_');
+
+export function demoFleet(keyring: Keyring): Fleet {
+  const [acme, globex] = demoApplications(keyring) as [DemoApplication, DemoApplication];
+  const sim = (profile: 'normal' | 'moving' | 'offline') => ({ profile, telemetry: true });
+  const app = (name: string, a: DemoApplication) => ({
+    name, clientId: a.clientId, clientSecret: a.clientSecret, signSecret: a.signSecret, tokenLifetime: 3600, enabled: true,
+  });
+  return {
+    plans: [
+      { name: 'full', datapoints: '*', commands: '*' },
+      { name: 'basic', datapoints: ['vin', 'date_time', 'speed', 'latitude', 'longitude', 'flag'], commands: ['diagnostics'] },
+    ],
+    oems: [
+      {
+        name: 'simmotors', connector: 'sim', baseUrl: null, ingestKey: demoIngestKey(keyring, 'simmotors'), datapoints: '*',
+        commands: ['diagnostics', 'enable_ignition', 'disable_ignition', 'lock_doors', 'unlock_doors', 'locate'],
+      },
+      { name: 'voltara', connector: 'sim', baseUrl: null, ingestKey: demoIngestKey(keyring, 'voltara'), datapoints: '*', commands: '*' },
+    ],
+    companies: [
+      {
+        id: acme.companyId, name: acme.companyName, plan: 'full', applications: [app('dispatch', acme)],
+        vehicles: [
+          { vin: '9BWZZZ377VT004251', plate: 'ABC1D23', oem: 'simmotors', model: 'Gol', year: 2022, status: 'active', ownership: 'owned', fuelCapacity: 55, sim: sim('normal') },
+          { vin: '9BD17164LB5123456', plate: 'FUN2E45', oem: 'simmotors', model: 'Strada', year: 2023, status: 'active', ownership: 'financed', fuelCapacity: 55, sim: sim('normal') },
+          { vin: '9BGKS48U0MG123456', plate: 'RIO3F67', oem: 'simmotors', model: 'Onix', year: 2021, status: 'active', ownership: 'leased', fuelCapacity: 44, sim: sim('moving') },
+          { vin: '93HFB9640PZ100001', plate: 'EVA4G89', oem: 'voltara', model: 'Volt E1', year: 2024, status: 'active', ownership: 'owned', fuelCapacity: null, sim: sim('normal') },
+        ],
+      },
+      {
+        id: globex.companyId, name: globex.companyName, plan: 'basic', applications: [app('ops', globex)],
+        vehicles: [
+          { vin: '9BWAB45U8NT000777', plate: 'GLX5H12', oem: 'simmotors', model: 'Polo', year: 2022, status: 'active', ownership: 'rental', fuelCapacity: 52, sim: sim('normal') },
+          { vin: '9BWCA05W7RP011223', plate: 'GLX6J34', oem: 'simmotors', model: 'Saveiro', year: 2024, status: 'inactive', ownership: 'owned', fuelCapacity: 55, sim: sim('offline') },
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,48 @@
+import type { Db } from '../store/connection.js';
+import { findApplicationByClientId } from '../store/applications-queries.js';
+import { countCompanies } from '../store/registry-queries.js';
+import { applyFleet } from '../registry/apply-fleet.js';
+import { clientSecretMatches } from '../registry/application-secrets.js';
+import type { Keyring } from '../security/keyring.js';
+import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
+
+export type DemoSeedOutcome =
+  | { readonly kind: 'seeded' | 'present'; readonly applications: readonly DemoApplication[] }
+  | { readonly kind: 'skipped'; readonly reason: string };
+
+/** Seeds the demo fleet into an empty database; on later starts, finds it again to print its credentials. */
+export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<DemoSeedOutcome> {
+  const applications = demoApplications(keyring);
+  if ((await countCompanies(db)) === 0) {
+    await applyFleet(db, demoFleet(keyring), keyring, now);
+    return { kind: 'seeded', applications };
+  }
+  for (const app of applications) {
+    const row = await findApplicationByClientId(db, app.clientId);
+    if (!row) return { kind: 'skipped', reason: 'the database already holds a fleet that is not the demo one' };
+    if (!clientSecretMatches(app.clientSecret, row.client_secret_hash, keyring)) {
+      return { kind: 'skipped', reason: `demo application ${app.clientId} has other credentials now (keys file replaced or secret rotated)` };
+    }
+  }
+  return { kind: 'present', applications };
+}
+
+export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string): string {
+  if (outcome.kind === 'skipped') return `Demo fleet not seeded: ${outcome.reason}.\n`;
+  const [first] = outcome.applications;
+  const lines = [
+    '',
+    outcome.kind === 'seeded' ? 'Demo fleet seeded: 2 companies, 6 vehicles.' : 'Demo fleet present.',
+    'Demo credentials (derived from this installation\'s master key; for trying the service only):',
+    ...outcome.applications.map((a) =>
+      `  ${a.companyName} (${a.companyId})\n    client_id=${a.clientId}\n    client_secret=${a.clientSecret}\n    sign_secret=${a.signSecret}`),
+    '',
+    'Try it:',
+    `  TOKEN=$(curl -s -X POST ${baseUrl}/token -H 'Accept: application/json' -d client_id=${first!.clientId} -d client_secret=${first!.clientSecret} | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
+    `  curl -s ${baseUrl}/vehicle -H "Authorization: Bearer $TOKEN"`,
+    '',
+    `API docs: ${baseUrl}/docs`,
+    '',
+  ];
+  return lines.join('\n');
+}

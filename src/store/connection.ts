@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { DialectCapabilities } from './dialect.js';
+
+export type Db = Kysely<Database>;
+
+export interface StoreConnection {
+  readonly db: Db;
+  readonly capabilities: DialectCapabilities;
+  /** Where the data lives, safe to log (no password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}

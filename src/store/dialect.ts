@@ -1,0 +1,27 @@
+/**
+ * What differs between the two databases, as named capabilities. Code outside `store/sqlite` and
+ * `store/postgres` asks these flags instead of comparing dialect names.
+ */
+export interface DialectCapabilities {
+  readonly name: 'sqlite' | 'postgres';
+  /** `SELECT … FOR UPDATE SKIP LOCKED` exists (PostgreSQL), so several workers can claim rows at once. */
+  readonly skipLocked: boolean;
+  /** Several connections write at once; SQLite serializes writers on one file. */
+  readonly concurrentWriters: boolean;
+  /** Tables can be partitioned by range and partitions dropped whole (PostgreSQL). */
+  readonly rangePartitions: boolean;
+}
+
+export const sqliteCapabilities: DialectCapabilities = Object.freeze({
+  name: 'sqlite',
+  skipLocked: false,
+  concurrentWriters: false,
+  rangePartitions: false,
+});
+
+export const postgresCapabilities: DialectCapabilities = Object.freeze({
+  name: 'postgres',
+  skipLocked: true,
+  concurrentWriters: true,
+  rangePartitions: true,
+});

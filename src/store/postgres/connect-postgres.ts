@@ -1,0 +1,39 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../schema.js';
+import { postgresCapabilities } from '../dialect.js';
+import type { StoreConnection } from '../connection.js';
+
+const INT8_OID = 20;
+
+/**
+ * A pg pool for Kysely. int8 columns hold epoch milliseconds, which fit a double exactly until the
+ * year 287396, so they are parsed as numbers for this pool only (not pg's global type table).
+ */
+export function connectPostgres(url: string, poolSize: number): StoreConnection {
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection (database restart) must not crash the process; the
+  // pool replaces it and the next query reports the outage.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    capabilities: postgresCapabilities,
+    description: `postgres:${redactUrl(url)}`,
+    close: () => db.destroy(),
+  };
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Table types for Kysely. Instants are epoch milliseconds in a 64-bit integer on both dialects
+ * (compared and indexed as numbers; rendered at -03:00 only at the edge). Booleans are 0/1
+ * integers and lists are JSON text, so the two dialects store the same values.
+ */
+export interface PlansTable {
+  name: string;
+  /** JSON: "*" or a list of datapoint names. */
+  datapoints: string;
+  /** JSON: "*" or a list of command names. */
+  commands: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OemsTable {
+  name: string;
+  connector: string;
+  base_url: string | null;
+  /** Keyed hash of the key the OEM presents at POST /ingest/{oem}; never the key itself. */
+  ingest_key_hash: string | null;
+  datapoints: string;
+  commands: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CompaniesTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApplicationsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  client_id: string;
+  /** Keyed hash (secret-hash.ts). */
+  client_secret_hash: string;
+  /** AES-256-GCM box bound to the application id (secret-box.ts); null when none was issued. */
+  sign_secret_sealed: string | null;
+  token_lifetime: number;
+  enabled: number;
+  /** Bumped by every credential change; tokens carry it and fail once it moves on. */
+  credentials_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VehiclesTable {
+  vin: string;
+  company_id: string;
+  plate: string;
+  oem: string;
+  model: string;
+  year: number;
+  status: string;
+  ownership: string;
+  fuel_capacity: number | null;
+  /** JSON of the fleet file's `sim` block; null when the vehicle is not simulated. */
+  sim: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Database {
+  plans: PlansTable;
+  oems: OemsTable;
+  companies: CompaniesTable;
+  applications: ApplicationsTable;
+  vehicles: VehiclesTable;
+}

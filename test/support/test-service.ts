@@ -1,0 +1,110 @@
+/**
+ * A real service for HTTP tests: a fresh database of the given kind, migrated and loaded with the
+ * fixture fleet, the real Fastify app listening on a free loopback port, a clock the test moves,
+ * and every log line captured so tests can assert on them.
+ */
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { validateFleetFile } from '../../src/domain/fleet-file.js';
+import { buildApp } from '../../src/http/build-app.js';
+import { createLogger } from '../../src/logger.js';
+import { applyFleet } from '../../src/registry/apply-fleet.js';
+import { generateKeyringDocument, keyringFromDocument, type Keyring } from '../../src/security/keyring.js';
+import type { TokenSettings } from '../../src/security/access-tokens.js';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openStore } from '../../src/store/open-store.js';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+import { fixtureFleet } from './fixture-fleet.js';
+
+/** 2026-11-20T12:00:00Z; tests move it explicitly. */
+export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+export class TestClock {
+  constructor(public t: number = T0) {}
+  now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string>;
+  readonly json?: unknown;
+  readonly form?: Record<string, string>;
+  readonly raw?: string;
+}
+
+export interface TestService {
+  readonly kind: DatabaseKind;
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly store: StoreConnection;
+  readonly keyring: Keyring;
+  readonly clock: TestClock;
+  readonly tokenSettings: TokenSettings;
+  readonly logs: string[];
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  token(clientId: string, clientSecret: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet()): Promise<TestService> {
+  const database: TestDatabase = await createTestDatabase(kind);
+  const store = openStore(database.url, { poolSize: 5 });
+  await migrateToLatest(store.db);
+  const keyring = keyringFromDocument(generateKeyringDocument(), 'test');
+  const clock = new TestClock();
+  const validation = validateFleetFile(fleet);
+  if (!validation.ok) throw new Error(`fixture fleet invalid: ${JSON.stringify(validation.problems)}`);
+  await applyFleet(store.db, validation.fleet, keyring, clock.now());
+
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
+  const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
+  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, logger: createLogger('info', sink) });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | undefined = options.raw;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.form !== undefined) {
+      body = new URLSearchParams(options.form).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  return {
+    kind, url, app, store, keyring, clock, tokenSettings, logs, request,
+    async token(clientId, clientSecret) {
+      const res = await request('POST', '/token', { form: { client_id: clientId, client_secret: clientSecret }, headers: { accept: 'application/json' } });
+      if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${res.text}`);
+      return res.body.token as string;
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}
