@@ -111,6 +111,7 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
 const FIXED_DEFAULTS = {
   port: 8080, host: '127.0.0.1', database: './data/telematics.db', databasePoolSize: 10, demo: false,
   commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
+  keysFile: undefined, jwtKeys: undefined, masterKeys: undefined,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */

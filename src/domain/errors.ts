@@ -34,6 +34,7 @@ export const errors = Object.freeze({
   invalidRequest: entry('TLM_INVALID_REQUEST', 400, 'Invalid request: {reason}.'),
   notFound: entry('TLM_NOT_FOUND', 404, 'Not found.'),
   bodyTooLarge: entry('TLM_BODY_TOO_LARGE', 413, 'Request body is too large.'),
+  urlTooLong: entry('TLM_URL_TOO_LONG', 414, 'A path parameter of the URL is too long.'),
   unsupportedMediaType: entry('TLM_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type. Expected {expected}.'),
   internal: entry('TLM_INTERNAL', 500, 'Internal server error.'),
   unavailable: entry('TLM_UNAVAILABLE', 503, 'Service temporarily unavailable.'),

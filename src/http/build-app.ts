@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { authenticateHook } from './authenticate-hook.js';
-import { installErrorHandling } from './error-handler.js';
+import { handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
 import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
@@ -21,6 +21,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     bodyLimit: deps.bodyLimit,
+    // Path parameters are VINs and UUIDs; anything past this is refused with 414 before routing.
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: handleError,
     // Types are not coerced: a VIN sent as a number is an error, not the string "123".
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });

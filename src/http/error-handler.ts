@@ -25,6 +25,8 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
       return new ServiceError(errors.unsupportedMediaType, { expected });
     }
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return new ServiceError(errors.malformedJson);
+    case 'FST_ERR_MAX_PARAM_LENGTH': return new ServiceError(errors.urlTooLong);
+    case 'FST_ERR_BAD_URL': return new ServiceError(errors.invalidRequest, { reason: 'the URL is malformed' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new ServiceError(errors.invalidRequest, { reason: 'the JSON body is empty' });
     default: break;
   }
@@ -44,15 +46,18 @@ export function sendError(reply: FastifyReply, error: ServiceError): FastifyRepl
   return reply.code(error.status).send({ detail: error.detail });
 }
 
+/** Maps any error to a response; also serves Fastify's `frameworkErrors` (bad URL, over-long parameter). */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const known = error instanceof ServiceError ? error : fromFrameworkError(error, request);
+  if (known) {
+    if (known.status >= 500) request.log.warn({ err: error }, 'request failed: %s', known.detail);
+    return sendError(reply, known);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(reply, new ServiceError(errors.internal));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof ServiceError ? error : fromFrameworkError(error, request);
-    if (known) {
-      if (known.status >= 500) request.log.warn({ err: error }, 'request failed: %s', known.detail);
-      return sendError(reply, known);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, new ServiceError(errors.internal));
-  });
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ServiceError(errors.notFound)));
 }

@@ -8,8 +8,8 @@ export const SECRETS = {
   ingest: 'sim-ingest-key-0123456789abcdefghijklmnopqrstuv',
 } as const;
 
-export const ALPHA_VINS = ['9BWZZZ377VT004251', '9BD17164LB5123456', '93HFB9640PZ100001'] as const;
-export const BETA_VINS = ['9BWAB45U8NT000777', '9BWCA05W7RP011223'] as const;
+export const ALPHA_VINS = ['9BWZZZ377VT100001', '9BD17164LB5100002', '93HFB9640PZ100003'] as const;
+export const BETA_VINS = ['9BWAB45U8NT100004', '9BWCA05W7RP100005'] as const;
 
 export function fixtureFleet() {
   return {

@@ -103,7 +103,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     },
     async close() {
       await app.close();
-      await store.close();
+      await store.close().catch(() => {});
       await database.drop();
     },
   };

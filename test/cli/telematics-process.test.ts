@@ -1,0 +1,186 @@
+/**
+ * The `telematics` command as an operator runs it: child processes of bin/telematics.js (the built
+ * dist/, as `npm ci` leaves it), talking HTTP to a served instance and sharing its database.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyringDocument } from '../../src/security/keyring.js';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
+import { fixtureFleet } from '../support/fixture-fleet.js';
+
+const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
+const run = promisify(execFile);
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+}
+
+function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => { out += String(chunk); });
+  child.stderr!.on('data', (chunk) => { out += String(chunk); });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
+    const poll = setInterval(() => {
+      const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
+      if (m && out.includes('API docs:')) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, stdout: () => out });
+      }
+    }, 50);
+  });
+}
+
+function stop(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve({ code, ms: Date.now() - started }));
+    child.kill('SIGTERM');
+  });
+}
+
+async function token(url: string, clientId: string, clientSecret: string) {
+  const res = await fetch(`${url}/token`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret }) });
+  return { status: res.status, body: (await res.json()) as { token: string } };
+}
+
+describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
+  let dir: string;
+  let database: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  let served: Served;
+  const cli = (...args: string[]) => run(process.execPath, [BIN, ...args, '--database', database.url], { env });
+  const cliFails = (...args: string[]) => cli(...args).then(
+    (r) => { throw new Error(`expected failure, got ${r.stdout}`); },
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+
+  beforeAll(async () => {
+    if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    dir = mkdtempSync(join(tmpdir(), 'telematics-cli-'));
+    database = await createTestDatabase(kind);
+    env = { ...process.env, LOG_LEVEL: 'info' };
+    delete env.DATABASE_URL;
+    if (kind === 'postgres') {
+      const keys = generateKeyringDocument();
+      env.TELEMATICS_JWT_KEYS = keys.jwt[0]!.secret;
+      env.TELEMATICS_MASTER_KEYS = keys.master[0]!.key;
+    } else {
+      delete env.TELEMATICS_JWT_KEYS;
+      delete env.TELEMATICS_MASTER_KEYS;
+    }
+    served = await serve(['--demo', '--database', database.url], env);
+  });
+  afterAll(async () => {
+    if (served?.child.exitCode === null) await stop(served.child);
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when served with --demo, then the printed credentials work over HTTP', async () => {
+    const out = served.stdout();
+    expect(out).toContain('Demo fleet seeded: 2 companies, 6 vehicles.');
+    const clientId = /client_id=(demo-acme-dispatch)/.exec(out)![1]!;
+    const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(out)![1]!;
+    const issued = await token(served.url, clientId, secret);
+    expect(issued.status).toBe(200);
+    const res = await fetch(`${served.url}/vehicle`, { headers: { authorization: `Bearer ${issued.body.token}` } });
+    const vehicles = (await res.json()) as { company: string }[];
+    expect(vehicles).toHaveLength(4);
+    expect(new Set(vehicles.map((v) => v.company))).toEqual(new Set(['ACME Logistics']));
+    expect(out).not.toMatch(/"level":50/);
+    if (kind === 'sqlite') {
+      expect(statSync(`${database.url}.keys.json`).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('when a fleet file is applied twice, then the second run reports no change', async () => {
+    const file = join(dir, 'fleet.json');
+    writeFileSync(file, JSON.stringify(fixtureFleet()));
+    const first = JSON.parse((await cli('admin', 'apply', file)).stdout);
+    expect(first.changed).toBe(true);
+    expect(first.summary.vehicles.created).toBe(5);
+    const second = JSON.parse((await cli('admin', 'apply', file)).stdout);
+    expect(second.changed).toBe(false);
+    expect(second.credentials).toEqual([]);
+  });
+
+  it('when a fleet file has a bad entry, then it exits non-zero with one line naming it and changes nothing', async () => {
+    const before = (await cli('admin', 'vehicle', 'list', '--json')).stdout;
+    const file = join(dir, 'bad.json');
+    const fleet = fixtureFleet();
+    fleet.companies[0]!.name = 'Should Not Apply';
+    fleet.companies[1]!.vehicles[1]!.vin = '9BWCA05W7RP10000Q';
+    writeFileSync(file, JSON.stringify(fleet));
+    const failure = await cliFails('admin', 'apply', file);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failure.stderr).toContain('companies[1].vehicles[1].vin');
+    expect(failure.stderr).toContain('nothing applied');
+    expect((await cli('admin', 'vehicle', 'list', '--json')).stdout).toBe(before);
+    expect((await cli('admin', 'company', 'list', '--json')).stdout).not.toContain('Should Not Apply');
+  });
+
+  it('when an application is created, then its printed credentials work; when disabled, then its token fails at once', async () => {
+    const created = JSON.parse((await cli('admin', 'app', 'create', '--company', 'acme', '--name', 'cli-app', '--json')).stdout);
+    expect(created).toEqual({ company: 'acme', application: 'cli-app', client_id: expect.any(String), client_secret: expect.any(String), sign_secret: expect.any(String) });
+    const issued = await token(served.url, created.client_id, created.client_secret);
+    expect(issued.status).toBe(200);
+    const auth = { authorization: `Bearer ${issued.body.token}` };
+    expect((await fetch(`${served.url}/vehicle`, { headers: auth })).status).toBe(200);
+
+    const listed = (await cli('admin', 'app', 'list', '--json')).stdout;
+    expect(listed).toContain(created.client_id);
+    expect(listed).not.toContain(created.client_secret);
+
+    await cli('admin', 'app', 'disable', '--client-id', created.client_id);
+    expect((await fetch(`${served.url}/vehicle`, { headers: auth })).status).toBe(401);
+    expect((await token(served.url, created.client_id, created.client_secret)).status).toBe(401);
+  });
+
+  it('when a secret is rotated, then the new one works and the old one does not', async () => {
+    const rotated = JSON.parse((await cli('admin', 'app', 'rotate-secret', '--client-id', 'beta-ops', '--only', 'client', '--json')).stdout);
+    expect(Object.keys(rotated).sort()).toEqual(['application', 'client_id', 'client_secret', 'company']);
+    expect((await token(served.url, 'beta-ops', rotated.client_secret)).status).toBe(200);
+  });
+
+  it('when registry commands are used, then they validate like the fleet file and report one-line errors', async () => {
+    await cli('admin', 'plan', 'add', '--name', 'mini', '--datapoints', 'vin,speed', '--commands', 'diagnostics');
+    await cli('admin', 'company', 'add', '--id', 'gamma', '--name', 'Gamma', '--plan', 'mini');
+    await cli('admin', 'vehicle', 'add', '--company', 'gamma', '--vin', '1HGCM82633A004352', '--plate', 'GAM1A11', '--oem', 'simmotors', '--model', 'Civic', '--year', '2020');
+    await cli('admin', 'vehicle', 'set', '--vin', '1HGCM82633A004352', '--status', 'inactive');
+    const vehicles = JSON.parse((await cli('admin', 'vehicle', 'list', '--company', 'gamma', '--json')).stdout);
+    expect(vehicles).toMatchObject([{ vin: '1HGCM82633A004352', status: 'inactive', plate: 'GAM1A11', year: 2020 }]);
+
+    const badYear = await cliFails('admin', 'vehicle', 'add', '--company', 'gamma', '--vin', '2HGCM82633A004352', '--plate', 'X', '--oem', 'simmotors', '--model', 'M', '--year', 'old');
+    expect(badYear.stderr).toBe('telematics: year: must be an integer from 1950 to 2100\n');
+    const badVin = await cliFails('admin', 'vehicle', 'add', '--company', 'gamma', '--vin', 'IOQ', '--plate', 'X', '--oem', 'simmotors', '--model', 'M', '--year', '2020');
+    expect(badVin.stderr).toMatch(/^telematics: vin: "IOQ" is not a valid VIN/);
+    const badOem = await cliFails('admin', 'vehicle', 'set', '--vin', '1HGCM82633A004352', '--oem', 'nosuch');
+    expect(badOem.stderr).toBe('telematics: oem: unknown OEM "nosuch"\n');
+    const unknownPlan = await cliFails('admin', 'company', 'set', '--id', 'gamma', '--plan', 'nosuch');
+    expect(unknownPlan.code).toBe(1);
+    expect(JSON.parse((await cli('admin', 'company', 'list', '--json')).stdout).find((c: { id: string }) => c.id === 'gamma').plan).toBe('mini');
+
+    const oem = JSON.parse((await cli('admin', 'oem', 'add', '--name', 'realmotors', '--connector', 'http', '--base-url', 'https://api.realmotors.example', '--json')).stdout);
+    expect(oem.ingest_key).toMatch(/^tik_/);
+    expect((await cli('admin', 'oem', 'list', '--json')).stdout).not.toContain(oem.ingest_key);
+  });
+
+  it('when stopped with SIGTERM, then it exits cleanly within 10 s; restarted, it finds the demo again', async () => {
+    const stopped = await stop(served.child);
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+    served = await serve(['--demo', '--database', database.url], env);
+    expect(served.stdout()).toContain('Demo fleet present.');
+  });
+});

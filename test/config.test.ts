@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { configurationTable } from '../src/config-table.js';
+
+describe('configuration', () => {
+  it('when nothing is set, then the documented defaults apply (embedded SQLite with the simulator and a keys file beside it)', () => {
+    expect(loadConfig({}, {})).toMatchObject({
+      port: 8080, host: '127.0.0.1', database: './data/telematics.db', sim: true, demo: false, commandTimeout: 120,
+      logLevel: 'info', keysFile: 'data/telematics.db.keys.json', bodyLimit: 1_048_576,
+    });
+  });
+
+  it('when both a flag and its variable are set, then the flag wins', () => {
+    const config = loadConfig({ port: '9001', logLevel: 'debug' }, { PORT: '9000', LOG_LEVEL: 'warn', HOST: '0.0.0.0' });
+    expect(config).toMatchObject({ port: 9001, logLevel: 'debug', host: '0.0.0.0' });
+  });
+
+  it('when the database is PostgreSQL, then the simulator is off and no keys file is assumed', () => {
+    const config = loadConfig({}, { DATABASE_URL: 'postgres://u@h/db' });
+    expect(config).toMatchObject({ sim: false, keysFile: undefined });
+    expect(loadConfig({ sim: true }, { DATABASE_URL: 'postgres://u@h/db' }).sim).toBe(true);
+    expect(loadConfig({ sim: false }, {}).sim).toBe(false);
+  });
+
+  it('when several settings are wrong, then one error lists them all', () => {
+    const error = (() => {
+      try {
+        loadConfig({ port: '99999' }, { LOG_LEVEL: 'loud', TELEMATICS_COMMAND_TIMEOUT: 'soon', TELEMATICS_SIM: 'maybe', TELEMATICS_JWT_KEYS: 'x' });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      '--port must be an integer from 0 to 65535, got "99999"',
+      'TELEMATICS_SIM must be true or false, got "maybe"',
+      'TELEMATICS_COMMAND_TIMEOUT must be an integer from 5 to 86400, got "soon"',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together',
+    ]);
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(loadConfig({}, {}))).toBe(true);
+  });
+
+  it('matches the generated table in docs/configuration.md (run `npm run docs:config` after changing a setting)', () => {
+    const doc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    const generated = doc.split('<!-- settings:begin -->\n')[1]!.split('\n<!-- settings:end -->')[0];
+    expect(generated).toBe(configurationTable());
+  });
+});

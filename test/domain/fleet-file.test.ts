@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { validateFleetFile } from '../../src/domain/fleet-file.js';
+import { fixtureFleet } from '../support/fixture-fleet.js';
+
+const problemsOf = (input: unknown) => {
+  const v = validateFleetFile(input);
+  return v.ok ? [] : v.problems;
+};
+
+describe('fleet file validation', () => {
+  it('accepts the example of OPERATIONS.md with its defaults filled in', () => {
+    const v = validateFleetFile({
+      plans: [{ name: 'full', datapoints: '*', commands: '*' }],
+      oems: [{ name: 'simmotors', connector: 'sim', ingest_key: 'k'.repeat(32), datapoints: '*', commands: ['diagnostics'] }],
+      companies: [{
+        id: 'acme', name: 'ACME Logistics', plan: 'full',
+        applications: [{ name: 'dispatch' }],
+        vehicles: [{ vin: '9BWZZZ377VT004251', plate: 'ABC1D23', oem: 'simmotors', model: 'Gol', year: 2022, sim: { profile: 'moving' } }],
+      }],
+    });
+    expect(v.ok).toBe(true);
+    if (!v.ok) return;
+    expect(v.fleet.companies[0]!.applications[0]).toMatchObject({ tokenLifetime: 3600, enabled: true, clientSecret: undefined });
+    expect(v.fleet.companies[0]!.vehicles[0]).toMatchObject({ status: 'active', ownership: 'owned', fuelCapacity: null, sim: { profile: 'moving', telemetry: true } });
+  });
+
+  it('accepts the test fixture', () => {
+    expect(problemsOf(fixtureFleet())).toEqual([]);
+  });
+
+  it('names every bad entry by its path, all at once', () => {
+    const problems = problemsOf({
+      plans: [{ name: 'p', datapoints: ['speed', 'warp_factor'], commands: 'all' }],
+      oems: [{ name: 'o', connector: 'carrier-pigeon', datapoints: '*', commands: '*', ingest_key: 'short' }],
+      companies: [{
+        id: 'acme', name: 'A', plan: 'p', colour: 'red',
+        applications: [{ name: 'a', client_secret: 'too-short', token_lifetime: 10 }],
+        vehicles: [
+          { vin: '9BWZZZ377VT00425O', plate: 'X', oem: 'o', model: 'M', year: 1800, status: 'parked', ownership: 'stolen' },
+          { vin: '9BWZZZ377VT004251', plate: 'Y', oem: 'o', model: 'M', year: 2020, fuel_capacity: -4 },
+          { vin: '9BWZZZ377VT004251', plate: 'Z', oem: 'o', model: 'M', year: 2020 },
+        ],
+      }],
+    });
+    expect(problems.map((p) => p.path)).toEqual([
+      'plans[0].datapoints[1]', 'plans[0].commands', 'oems[0].connector', 'oems[0].ingest_key',
+      'companies[0].colour', 'companies[0].applications[0].client_secret', 'companies[0].applications[0].token_lifetime',
+      'companies[0].vehicles[0].vin', 'companies[0].vehicles[0].year', 'companies[0].vehicles[0].status', 'companies[0].vehicles[0].ownership',
+      'companies[0].vehicles[1].fuel_capacity', 'companies[0].vehicles[2].vin',
+    ]);
+    expect(problems.find((p) => p.path === 'companies[0].vehicles[0].vin')!.message).toContain('except I, O and Q');
+    expect(problems.find((p) => p.path === 'companies[0].vehicles[2].vin')!.message).toBe('duplicate VIN "9BWZZZ377VT004251" (first at companies[0].vehicles[1].vin)');
+  });
+
+  it.each([
+    ['a list', []],
+    ['null', null],
+    ['a string', 'fleet'],
+  ])('refuses a file that is %s', (_label, input) => {
+    expect(problemsOf(input)).toEqual([{ path: '(file)', message: 'must be an object' }]);
+  });
+
+  it('requires a base URL for the http connector and refuses duplicate client ids', () => {
+    const problems = problemsOf({
+      oems: [{ name: 'real', connector: 'http', datapoints: '*', commands: '*' }],
+      companies: [
+        { id: 'a', name: 'A', plan: 'p', applications: [{ name: 'x', client_id: 'same' }] },
+        { id: 'b', name: 'B', plan: 'p', applications: [{ name: 'y', client_id: 'same' }] },
+      ],
+    });
+    expect(problems).toEqual([
+      { path: 'oems[0].base_url', message: 'is required for the http connector' },
+      { path: 'companies[1].applications[0].client_id', message: 'duplicate client_id "same" (first at companies[0].applications[0].client_id)' },
+    ]);
+  });
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { SECRETS } from '../support/fixture-fleet.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+describe.each(DATABASE_KINDS)('operations endpoints on %s', (kind) => {
+  let svc: TestService;
+  beforeAll(async () => { svc = await startTestService(kind); });
+  afterAll(async () => { await svc?.close(); });
+
+  it('when probed, then /healthz and /readyz answer without authentication', async () => {
+    expect(await svc.request('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await svc.request('GET', '/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('when the OpenAPI document is fetched, then it is 3.1 and describes every operation with its schemas', async () => {
+    const res = await svc.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/token', '/vehicle', '/vehicle/{vin}', '/healthz', '/readyz']));
+    expect(res.body.paths['/token'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
+    expect(res.body.paths['/vehicle/{vin}'].get.security).toEqual([{ bearerAuth: [] }]);
+    const vehicle = JSON.stringify(res.body.components.schemas);
+    for (const field of ['company', 'vin', 'plate', 'oem', 'model', 'year', 'status', 'created']) expect(vehicle).toContain(`"${field}"`);
+  });
+
+  it('when /docs is opened, then an HTML page is served', async () => {
+    const res = await svc.request('GET', '/docs/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('when /metrics is scraped, then request counts are labelled by route template, not by raw URL', async () => {
+    const token = await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client);
+    await svc.request('GET', '/vehicle/9BWZZZ377VT100001', { headers: { authorization: `Bearer ${token}` } });
+    const res = await svc.request('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('http_request_duration_seconds_count{method="GET",route="/vehicle/:vin",status="200"}');
+    expect(res.text).not.toContain('9BWZZZ377VT100001');
+  });
+
+  it('when a request carries a plain X-Request-Id, then it is echoed and logged; otherwise one is generated', async () => {
+    const given = await svc.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-abc.123');
+    const hostile = await svc.request('GET', '/vehicle', { headers: { 'x-request-id': 'x'.repeat(200) } });
+    expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.reqId === hostile.headers.get('x-request-id') && l.msg === 'request');
+    expect(line).toMatchObject({ msg: 'request', route: '/vehicle', method: 'GET', status: 401 });
+  });
+
+  it('when the database is closed underneath, then /readyz says 503 and the process keeps serving /healthz', async () => {
+    const other = await startTestService(kind);
+    try {
+      await other.store.close();
+      const res = await other.request('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ detail: 'Service temporarily unavailable.' });
+      expect((await other.request('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+});
