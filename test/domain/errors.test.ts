@@ -6,7 +6,7 @@ const documented = readFileSync(new URL('../../docs/errors.md', import.meta.url)
   .split('\n')
   .filter((line) => line.startsWith('| TLM_'))
   .map((line) => {
-    const [code, status, text] = line.split('|').slice(1, 4).map((c) => c.trim());
+    const [code = '', status = '', text = ''] = line.split('|').slice(1, 4).map((c) => c.trim());
     return { code, status: Number(status), text };
   });
 

@@ -76,7 +76,7 @@ describe.each(DATABASE_KINDS)('admin apply on %s', (kind) => {
     const [alpha, beta] = full.companies as [typeof full.companies[0], typeof full.companies[0]];
     alpha.name = 'Renamed, but must not be applied';
     beta.plan = 'platinum';
-    beta.vehicles.push({ vin: alpha.vehicles[0]!.vin, plate: 'X', oem: 'simmotors', model: 'M', year: 2020 } as never);
+    beta.vehicles.push({ vin: alpha.vehicles[0]!.vin, plate: 'X', oem: 'simmotors', model: 'M', year: 2020 });
     beta.vehicles[0]!.oem = 'nosuchoem';
     // Only the database knows that the VIN is alpha's: the file holds alpha first, then beta alone.
     const file = { ...full, companies: [alpha, { ...beta, applications: [] }] };

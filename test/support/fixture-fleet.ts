@@ -11,7 +11,23 @@ export const SECRETS = {
 export const ALPHA_VINS = ['9BWZZZ377VT100001', '9BD17164LB5100002', '93HFB9640PZ100003'] as const;
 export const BETA_VINS = ['9BWAB45U8NT100004', '9BWCA05W7RP100005'] as const;
 
-export function fixtureFleet() {
+export interface FleetJsonVehicle {
+  vin: string; plate: string; oem: string; model: string; year: number;
+  status?: string; ownership?: string; fuel_capacity?: number; sim?: { profile?: string; telemetry?: boolean };
+}
+export interface FleetJsonApplication {
+  name: string; client_id?: string; client_secret?: string; sign_secret?: string; token_lifetime?: number; enabled?: boolean;
+}
+export interface FleetJsonCompany {
+  id: string; name: string; plan: string; applications: FleetJsonApplication[]; vehicles: FleetJsonVehicle[];
+}
+export interface FleetJson {
+  plans: { name: string; datapoints: string | string[]; commands: string | string[] }[];
+  oems: Record<string, unknown>[];
+  companies: FleetJsonCompany[];
+}
+
+export function fixtureFleet(): FleetJson {
   return {
     plans: [
       { name: 'full', datapoints: '*', commands: '*' },
