@@ -131,6 +131,9 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   }
   const database = values.database as string;
   const embedded = !isPostgresUrl(database);
+  if (embedded && /^[a-z][a-z0-9+.-]*:\/\//i.test(database)) {
+    problems.push(`database "${database.replace(/\/\/[^@/]*@/, '//***@')}" must be a postgres:// URL or a SQLite file path`);
+  }
   if (values.sim === undefined) values.sim = embedded;
   if (values.keysFile === undefined && embedded && database !== ':memory:') values.keysFile = defaultKeysFile(database);
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {

@@ -16,9 +16,12 @@ export interface Principal {
   readonly companyId: string;
 }
 
-/** The `Authorization` header's credentials: `Bearer <token>`, scheme case-insensitive (RFC 7235). */
+/**
+ * The `Authorization` header's bearer credentials (scheme case-insensitive, RFC 7235): undefined
+ * when the header is absent or of another scheme; throws when it says Bearer but is malformed.
+ */
 export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined || header === '') return undefined;
+  if (header === undefined || !/^bearer(\s|$)/i.test(header)) return undefined;
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
   if (!m) throw new ServiceError(errors.invalidToken);
   return m[1];

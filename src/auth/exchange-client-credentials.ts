@@ -3,6 +3,7 @@
  * a wrong secret, so response time does not reveal which client ids exist.
  */
 import { errors, ServiceError } from '../domain/errors.js';
+import { IDENTIFIER_PATTERN } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
 import { findApplicationByClientId, refreshClientSecretHash } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
@@ -17,7 +18,9 @@ export interface IssuedToken {
 export async function exchangeClientCredentials(
   db: Db, keyring: Keyring, settings: TokenSettings, clientId: string, clientSecret: string, now: number,
 ): Promise<IssuedToken> {
-  const app = await findApplicationByClientId(db, clientId);
+  // A client id that cannot exist (wrong shape, NUL bytes…) is refused like an unknown one,
+  // without reaching the database.
+  const app = IDENTIFIER_PATTERN.test(clientId) ? await findApplicationByClientId(db, clientId) : undefined;
   const storedHash = app?.client_secret_hash ?? hashSecret('no such client', keyring.master);
   const secretOk = verifySecret(clientSecret, storedHash, keyring.master);
   if (!app || !secretOk || app.enabled !== 1) throw new ServiceError(errors.invalidClientCredentials);

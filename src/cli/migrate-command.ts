@@ -10,6 +10,6 @@ export function registerMigrate(program: Command): void {
         const { applied } = await migrateToLatest(store.db);
         emit(output, { database: store.description, applied }, () =>
           `${store.description}: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
-      });
+      }, { create: true });
     });
 }

@@ -1,11 +1,13 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { defaultKeysFile, loadConfig, type FlagValues, type ServiceConfig } from '../config.js';
 import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { isPostgresUrl } from '../store/connection.js';
 import { openStore } from '../store/open-store.js';
 import type { StoreConnection } from '../store/connection.js';
-import { processOutput, type Output } from './output.js';
+import { processOutput, UsageError, type Output } from './output.js';
 
 /** Options every command that touches the database accepts, as `serve` does. */
 export function withStoreOptions(command: Command): Command {
@@ -22,9 +24,18 @@ export interface StoreContext {
   keyring(): Keyring;
 }
 
-/** Opens the configured database (migrated) for one CLI command and closes it afterwards. */
-export async function withStore<T>(opts: Record<string, unknown>, run: (ctx: StoreContext) => Promise<T>): Promise<T> {
+/**
+ * Opens the configured database (migrated) for one CLI command and closes it afterwards. Only
+ * `migrate` may create a SQLite file: a mistyped --database for an admin command is an error,
+ * not a new empty database.
+ */
+export async function withStore<T>(
+  opts: Record<string, unknown>, run: (ctx: StoreContext) => Promise<T>, { create = false }: { create?: boolean } = {},
+): Promise<T> {
   const config = loadConfig({ database: opts.database as string | undefined, keysFile: opts.keysFile as string | undefined } satisfies FlagValues);
+  if (!create && !isPostgresUrl(config.database) && !existsSync(config.database)) {
+    throw new UsageError(`database ${config.database} does not exist (create it with \`telematics migrate --database ${config.database}\` or \`telematics serve\`)`);
+  }
   const store = openStore(config.database, { poolSize: 2 });
   try {
     await migrateToLatest(store.db);

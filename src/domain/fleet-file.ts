@@ -22,13 +22,18 @@ export interface FleetOem {
   readonly datapoints: NameSet;
   readonly commands: NameSet;
 }
+/**
+ * Optional fields are undefined when the file leaves them out: a new entry then gets the default,
+ * an existing one keeps its current value (an operator's `app disable` or `vehicle set` survives
+ * a re-apply of a file that does not mention the field).
+ */
 export interface FleetApplication {
   readonly name: string;
   readonly clientId: string | undefined;
   readonly clientSecret: string | undefined;
   readonly signSecret: string | undefined;
-  readonly tokenLifetime: number;
-  readonly enabled: boolean;
+  readonly tokenLifetime: number | undefined;
+  readonly enabled: boolean | undefined;
 }
 export interface FleetVehicle {
   readonly vin: string;
@@ -36,11 +41,18 @@ export interface FleetVehicle {
   readonly oem: string;
   readonly model: string;
   readonly year: number;
-  readonly status: VehicleStatus;
-  readonly ownership: OwnershipType;
-  readonly fuelCapacity: number | null;
-  readonly sim: VehicleSimSettings | null;
+  readonly status: VehicleStatus | undefined;
+  readonly ownership: OwnershipType | undefined;
+  readonly fuelCapacity: number | null | undefined;
+  readonly sim: VehicleSimSettings | null | undefined;
 }
+
+export const FLEET_DEFAULTS = Object.freeze({
+  tokenLifetime: DEFAULT_TOKEN_LIFETIME,
+  enabled: true,
+  status: 'active' as VehicleStatus,
+  ownership: 'owned' as OwnershipType,
+});
 export interface FleetCompany {
   readonly id: string;
   readonly name: string;
@@ -102,6 +114,8 @@ class Reader {
       return '';
     }
     if (opts.max !== undefined && value.length > opts.max) this.problem(path, `must be at most ${opts.max} characters`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) this.problem(path, 'must not contain control characters');
     if (opts.pattern && !opts.pattern.test(value)) this.problem(path, `"${value}" is invalid (${opts.rule})`);
     return value;
   }
@@ -118,6 +132,10 @@ class Reader {
     return text;
   }
 
+  optionalChoice<T extends string>(value: Json, path: string, choices: readonly T[]): T | undefined {
+    return value === undefined ? undefined : this.choice(value, path, choices);
+  }
+
   choice<T extends string>(value: Json, path: string, choices: readonly T[], fallback?: T): T {
     if (value === undefined && fallback !== undefined) return fallback;
     if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
@@ -127,13 +145,16 @@ class Reader {
     return value as T;
   }
 
-  integer(value: Json, path: string, min: number, max: number, fallback?: number): number {
-    if (value === undefined && fallback !== undefined) return fallback;
+  integer(value: Json, path: string, min: number, max: number): number {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
       this.problem(path, `must be an integer from ${min} to ${max}`);
-      return fallback ?? min;
+      return min;
     }
     return value;
+  }
+
+  optionalInteger(value: Json, path: string, min: number, max: number): number | undefined {
+    return value === undefined ? undefined : this.integer(value, path, min, max);
   }
 
   nameSet(value: Json, path: string, known: readonly string[], what: string): NameSet {
@@ -186,13 +207,13 @@ function readApplication(r: Reader, value: Json, path: string): FleetApplication
     clientId,
     clientSecret: r.secret(o.client_secret, `${path}.client_secret`),
     signSecret: r.secret(o.sign_secret, `${path}.sign_secret`),
-    tokenLifetime: r.integer(o.token_lifetime, `${path}.token_lifetime`, MIN_TOKEN_LIFETIME, MAX_TOKEN_LIFETIME, DEFAULT_TOKEN_LIFETIME),
-    enabled: o.enabled !== false,
+    tokenLifetime: r.optionalInteger(o.token_lifetime, `${path}.token_lifetime`, MIN_TOKEN_LIFETIME, MAX_TOKEN_LIFETIME),
+    enabled: typeof o.enabled === 'boolean' ? o.enabled : undefined,
   };
 }
 
-function readSim(r: Reader, value: Json, path: string): VehicleSimSettings | null {
-  if (value === undefined || value === null) return null;
+function readSim(r: Reader, value: Json, path: string): VehicleSimSettings | null | undefined {
+  if (value === undefined || value === null) return value;
   const o = r.object(value, path, ['profile', 'telemetry']) ?? {};
   if (o.telemetry !== undefined && typeof o.telemetry !== 'boolean') r.problem(`${path}.telemetry`, 'must be true or false');
   return { profile: r.choice(o.profile, `${path}.profile`, SIM_PROFILES, 'normal'), telemetry: o.telemetry !== false };
@@ -201,7 +222,7 @@ function readSim(r: Reader, value: Json, path: string): VehicleSimSettings | nul
 function readVehicle(r: Reader, value: Json, path: string): FleetVehicle {
   const o = r.object(value, path, ['vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership', 'fuel_capacity', 'sim']) ?? {};
   if (!isValidVin(o.vin)) r.problem(`${path}.vin`, `${JSON.stringify(o.vin ?? null)} is not a valid VIN (${VIN_RULE})`);
-  let fuelCapacity: number | null = null;
+  let fuelCapacity: number | null | undefined = o.fuel_capacity === null ? null : undefined;
   if (o.fuel_capacity !== undefined && o.fuel_capacity !== null) {
     if (typeof o.fuel_capacity !== 'number' || !(o.fuel_capacity > 0 && o.fuel_capacity <= 2000)) {
       r.problem(`${path}.fuel_capacity`, 'must be a number of liters above 0 and at most 2000');
@@ -213,8 +234,8 @@ function readVehicle(r: Reader, value: Json, path: string): FleetVehicle {
     oem: r.text(o.oem, `${path}.oem`),
     model: r.text(o.model, `${path}.model`, { max: 64 }),
     year: r.integer(o.year, `${path}.year`, MIN_VEHICLE_YEAR, MAX_VEHICLE_YEAR),
-    status: r.choice(o.status, `${path}.status`, VEHICLE_STATUSES, 'active'),
-    ownership: r.choice(o.ownership, `${path}.ownership`, OWNERSHIP_TYPES, 'owned'),
+    status: r.optionalChoice(o.status, `${path}.status`, VEHICLE_STATUSES),
+    ownership: r.optionalChoice(o.ownership, `${path}.ownership`, OWNERSHIP_TYPES),
     fuelCapacity,
     sim: readSim(r, o.sim, `${path}.sim`),
   };

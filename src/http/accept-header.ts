@@ -1,13 +1,22 @@
 /**
  * D3's Accept rule for POST /token: absent, `*\/*`, `application/*` or `application/json` (with
- * parameters) is acceptable; a range given `q=0` is an explicit refusal.
+ * parameters) is acceptable. A range with `q=0` is a refusal, and the most specific range that
+ * matches JSON decides (RFC 9110 §12.5.1): `application/json;q=0, *\/*` refuses JSON.
  */
+const SPECIFICITY: Readonly<Record<string, number>> = { 'application/json': 3, 'application/*': 2, '*/*': 1 };
+
 export function acceptsJson(header: string | undefined): boolean {
   if (header === undefined || header.trim() === '') return true;
-  return header.split(',').some((part) => {
+  let best = 0;
+  let accepted = false;
+  for (const part of header.split(',')) {
     const [range = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const specificity = SPECIFICITY[range] ?? 0;
+    if (specificity === 0 || specificity < best) continue;
     const q = params.find((p) => p.startsWith('q='));
-    if (q !== undefined && !(Number(q.slice(2)) > 0)) return false;
-    return range === '*/*' || range === 'application/*' || range === 'application/json';
-  });
+    const allows = q === undefined || Number(q.slice(2)) > 0;
+    accepted = specificity === best ? accepted || allows : allows;
+    best = specificity;
+  }
+  return accepted;
 }

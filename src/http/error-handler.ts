@@ -31,6 +31,12 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
     default: break;
   }
   if (error.code !== undefined && UNAVAILABLE_CODES.has(error.code)) return new ServiceError(errors.unavailable);
+  // PostgreSQL class 22 (data exception: NUL byte, value out of range…) means input slipped past
+  // validation; it is still the caller's input, so 400 rather than 500.
+  if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
+    request.log.warn({ err: error }, 'input refused by the database');
+    return new ServiceError(errors.invalidRequest, { reason: 'a value in the request cannot be used' });
+  }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new ServiceError(errors.invalidRequest, { reason: 'the request could not be read' });
   }
@@ -38,10 +44,10 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
 }
 
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
-  if (error.status === 401) {
-    const challenge = error.entry === errors.notAuthenticated ? 'Bearer' : 'Bearer error="invalid_token"';
-    reply.header('www-authenticate', challenge);
-  }
+  // RFC 6750 §3: a bare challenge when no bearer token was presented, `invalid_token` when one was
+  // refused; bad client credentials at /token are not a bearer failure and get no challenge.
+  if (error.entry === errors.notAuthenticated) reply.header('www-authenticate', 'Bearer');
+  else if (error.entry === errors.invalidToken) reply.header('www-authenticate', 'Bearer error="invalid_token"');
   if (error.status === 503) reply.header('retry-after', '5');
   return reply.code(error.status).send({ detail: error.detail });
 }

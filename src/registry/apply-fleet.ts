@@ -2,19 +2,25 @@
  * `admin apply`: makes the registry match a fleet file, idempotently. Entities are matched by
  * their keys (plan and OEM name, company id, application name within its company, VIN); absent
  * ones are created, differing ones updated, and nothing else is touched, so applying the same file
- * twice changes nothing. Every check runs before the first write, and all writes share one
- * transaction: a file with any problem changes nothing.
+ * twice changes nothing. Optional fields the file leaves out keep their current value.
+ *
+ * Every check, including those that need the database, runs before the first write, and all
+ * writes share one transaction: a file with any problem changes nothing. A secret in the file that
+ * differs from the stored one is a problem unless `replaceSecrets` is set, so re-applying an old
+ * file cannot quietly bring back a secret the operator rotated away.
  */
 import { randomUUID } from 'node:crypto';
 import { serializeNameSet } from '../domain/capabilities.js';
-import type { Fleet, FleetApplication, FleetCompany, FleetOem, FleetPlan, FleetProblem, FleetVehicle } from '../domain/fleet-file.js';
+import {
+  FLEET_DEFAULTS, type Fleet, type FleetApplication, type FleetCompany, type FleetOem, type FleetPlan, type FleetProblem, type FleetVehicle,
+} from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
 import {
   insertApplication, listApplications, updateApplication, type ApplicationChanges, type ApplicationRow,
 } from '../store/applications-queries.js';
 import {
   findCompany, findOem, findPlan, findVehicleRow, insertCompany, insertOem, insertPlan, insertVehicle,
-  updateCompany, updateOem, updatePlan, updateVehicle,
+  updateCompany, updateOem, updatePlan, updateVehicle, type OemRow,
 } from '../store/registry-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
@@ -28,6 +34,10 @@ export interface FleetApplyResult {
   readonly summary: Record<'plans' | 'oems' | 'companies' | 'applications' | 'vehicles', ApplyCounts>;
   readonly credentials: readonly IssuedCredentials[];
 }
+export interface FleetApplyOptions {
+  /** Let secrets in the file replace different stored ones (client, sign, ingest). */
+  readonly replaceSecrets?: boolean;
+}
 
 export class FleetRejected extends Error {
   constructor(readonly problems: readonly FleetProblem[]) {
@@ -36,13 +46,30 @@ export class FleetRejected extends Error {
   }
 }
 
+type Outcome = 'created' | 'updated' | 'unchanged';
 const counts = (): ApplyCounts => ({ created: 0, updated: 0, unchanged: 0 });
+const REPLACE_HINT = 'pass --replace-secrets to replace it, or leave it out of the file';
 
-async function checkReferences(db: Db, fleet: Fleet): Promise<FleetProblem[]> {
+function signSecretDiffers(app: ApplicationRow, secret: string, keyring: Keyring): boolean {
+  if (app.sign_secret_sealed === null) return true;
+  try {
+    return openSignSecret(app.id, app.sign_secret_sealed, keyring) !== secret;
+  } catch {
+    return true; // sealed under a master key no longer configured: the file's secret replaces it
+  }
+}
+
+async function checkAgainstStore(db: Db, fleet: Fleet, keyring: Keyring, options: FleetApplyOptions): Promise<FleetProblem[]> {
   const problems: FleetProblem[] = [];
   const planNames = new Set(fleet.plans.map((p) => p.name));
   const oemNames = new Set(fleet.oems.map((o) => o.name));
   const apps = await listApplications(db);
+  for (const [oi, oem] of fleet.oems.entries()) {
+    const row = await findOem(db, oem.name);
+    if (!options.replaceSecrets && row?.ingest_key_hash && oem.ingestKey !== undefined && !verifySecret(oem.ingestKey, row.ingest_key_hash, keyring.master)) {
+      problems.push({ path: `oems[${oi}].ingest_key`, message: `differs from the stored ingest key; ${REPLACE_HINT}` });
+    }
+  }
   for (const [ci, company] of fleet.companies.entries()) {
     if (!planNames.has(company.plan) && !(await findPlan(db, company.plan))) {
       problems.push({ path: `companies[${ci}].plan`, message: `unknown plan "${company.plan}"` });
@@ -63,35 +90,53 @@ async function checkReferences(db: Db, fleet: Fleet): Promise<FleetProblem[]> {
       }
       const holder = app.clientId === undefined ? undefined : apps.find((a) => a.client_id === app.clientId);
       if (holder && holder !== same) problems.push({ path: `${path}.client_id`, message: `"${app.clientId}" belongs to another application` });
+      if (same && !options.replaceSecrets) {
+        if (app.clientSecret !== undefined && !clientSecretMatches(app.clientSecret, same.client_secret_hash, keyring)) {
+          problems.push({ path: `${path}.client_secret`, message: `differs from the stored secret; ${REPLACE_HINT}` });
+        }
+        if (app.signSecret !== undefined && signSecretDiffers(same, app.signSecret, keyring)) {
+          problems.push({ path: `${path}.sign_secret`, message: `differs from the stored secret; ${REPLACE_HINT}` });
+        }
+      }
     }
   }
   return problems;
 }
 
-export async function applyFleet(db: Db, fleet: Fleet, keyring: Keyring, now: number): Promise<FleetApplyResult> {
+/** Runs one entity's write; a database error is reported against that entity's path. */
+async function at<T>(path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof FleetRejected) throw error;
+    throw new FleetRejected([{ path, message: `could not be stored: ${error instanceof Error ? error.message : String(error)}` }]);
+  }
+}
+
+export async function applyFleet(db: Db, fleet: Fleet, keyring: Keyring, now: number, options: FleetApplyOptions = {}): Promise<FleetApplyResult> {
   return db.transaction().execute(async (trx) => {
-    const problems = await checkReferences(trx, fleet);
+    const problems = await checkAgainstStore(trx, fleet, keyring, options);
     if (problems.length > 0) throw new FleetRejected(problems);
     const summary = { plans: counts(), oems: counts(), companies: counts(), applications: counts(), vehicles: counts() };
     const credentials: IssuedCredentials[] = [];
-    for (const plan of fleet.plans) tally(summary.plans, await applyPlan(trx, plan, now));
-    for (const oem of fleet.oems) tally(summary.oems, await applyOem(trx, oem, keyring, now, credentials));
+    const tally = (c: ApplyCounts, outcome: Outcome) => { c[outcome] += 1; };
+    for (const [i, plan] of fleet.plans.entries()) tally(summary.plans, await at(`plans[${i}]`, () => applyPlan(trx, plan, now)));
+    for (const [i, oem] of fleet.oems.entries()) tally(summary.oems, await at(`oems[${i}]`, () => applyOem(trx, oem, keyring, now, credentials)));
     const apps = await listApplications(trx);
-    for (const company of fleet.companies) {
-      tally(summary.companies, await applyCompany(trx, company, now));
-      for (const app of company.applications) {
+    for (const [ci, company] of fleet.companies.entries()) {
+      tally(summary.companies, await at(`companies[${ci}]`, () => applyCompany(trx, company, now)));
+      for (const [ai, app] of company.applications.entries()) {
         const existing = apps.find((a) => a.company_id === company.id && a.name === app.name);
-        tally(summary.applications, await applyApplication(trx, company.id, app, existing, keyring, now, credentials));
+        tally(summary.applications, await at(`companies[${ci}].applications[${ai}]`, () => applyApplication(trx, company.id, app, existing, keyring, now, credentials)));
       }
-      for (const vehicle of company.vehicles) tally(summary.vehicles, await applyVehicle(trx, company.id, vehicle, now));
+      for (const [vi, vehicle] of company.vehicles.entries()) {
+        tally(summary.vehicles, await at(`companies[${ci}].vehicles[${vi}]`, () => applyVehicle(trx, company.id, vehicle, now)));
+      }
     }
     const changed = Object.values(summary).some((c) => c.created + c.updated > 0);
     return { changed, summary, credentials };
   });
 }
-
-type Outcome = 'created' | 'updated' | 'unchanged';
-const tally = (c: ApplyCounts, outcome: Outcome) => { c[outcome] += 1; };
 
 async function applyPlan(db: Db, plan: FleetPlan, now: number): Promise<Outcome> {
   const wanted = { datapoints: serializeNameSet(plan.datapoints), commands: serializeNameSet(plan.commands) };
@@ -105,30 +150,29 @@ async function applyPlan(db: Db, plan: FleetPlan, now: number): Promise<Outcome>
   return 'updated';
 }
 
-async function applyOem(db: Db, oem: FleetOem, keyring: Keyring, now: number, issued: IssuedCredentials[]): Promise<Outcome> {
-  const wanted = {
-    connector: oem.connector,
-    base_url: oem.baseUrl,
-    datapoints: serializeNameSet(oem.datapoints),
-    commands: serializeNameSet(oem.commands),
-  };
-  const row = await findOem(db, oem.name);
-  let ingestKeyHash = row?.ingest_key_hash ?? null;
-  if (oem.ingestKey !== undefined && !(ingestKeyHash && verifySecret(oem.ingestKey, ingestKeyHash, keyring.master))) {
-    ingestKeyHash = hashSecret(oem.ingestKey, keyring.master);
-  } else if (ingestKeyHash === null) {
-    const key = generateIngestKey();
-    issued.push({ oem: oem.name, ingest_key: key });
-    ingestKeyHash = hashSecret(key, keyring.master);
+function ingestKeyHash(oem: FleetOem, row: OemRow | undefined, keyring: Keyring, issued: IssuedCredentials[]): string {
+  const stored = row?.ingest_key_hash ?? null;
+  if (oem.ingestKey !== undefined) {
+    return stored !== null && verifySecret(oem.ingestKey, stored, keyring.master) ? stored : hashSecret(oem.ingestKey, keyring.master);
   }
+  if (stored !== null) return stored;
+  const key = generateIngestKey();
+  issued.push({ oem: oem.name, ingest_key: key });
+  return hashSecret(key, keyring.master);
+}
+
+async function applyOem(db: Db, oem: FleetOem, keyring: Keyring, now: number, issued: IssuedCredentials[]): Promise<Outcome> {
+  const row = await findOem(db, oem.name);
+  const wanted = {
+    connector: oem.connector, base_url: oem.baseUrl, datapoints: serializeNameSet(oem.datapoints),
+    commands: serializeNameSet(oem.commands), ingest_key_hash: ingestKeyHash(oem, row, keyring, issued),
+  };
   if (!row) {
-    await insertOem(db, { name: oem.name, ...wanted, ingest_key_hash: ingestKeyHash, created_at: now, updated_at: now });
+    await insertOem(db, { name: oem.name, ...wanted, created_at: now, updated_at: now });
     return 'created';
   }
-  const same = row.connector === wanted.connector && row.base_url === wanted.base_url && row.datapoints === wanted.datapoints
-    && row.commands === wanted.commands && row.ingest_key_hash === ingestKeyHash;
-  if (same) return 'unchanged';
-  await updateOem(db, oem.name, { ...wanted, ingest_key_hash: ingestKeyHash, updated_at: now });
+  if ((Object.keys(wanted) as (keyof typeof wanted)[]).every((k) => row[k] === wanted[k])) return 'unchanged';
+  await updateOem(db, oem.name, { ...wanted, updated_at: now });
   return 'updated';
 }
 
@@ -155,7 +199,8 @@ async function applyApplication(
       id, company_id: companyId, name: app.name, client_id: clientId,
       client_secret_hash: hashClientSecret(clientSecret, keyring),
       sign_secret_sealed: sealSignSecret(id, signSecret, keyring),
-      token_lifetime: app.tokenLifetime, enabled: app.enabled ? 1 : 0, credentials_version: 1,
+      token_lifetime: app.tokenLifetime ?? FLEET_DEFAULTS.tokenLifetime,
+      enabled: (app.enabled ?? FLEET_DEFAULTS.enabled) ? 1 : 0, credentials_version: 1,
       created_at: now, updated_at: now,
     });
     if (app.clientId === undefined || app.clientSecret === undefined || app.signSecret === undefined) {
@@ -172,12 +217,12 @@ async function applyApplication(
     changes.client_secret_hash = hashClientSecret(app.clientSecret, keyring);
     changes.bumpCredentials = true;
   }
-  if (app.signSecret !== undefined && (row.sign_secret_sealed === null || openSignSecret(row.id, row.sign_secret_sealed, keyring) !== app.signSecret)) {
+  if (app.signSecret !== undefined && signSecretDiffers(row, app.signSecret, keyring)) {
     changes.sign_secret_sealed = sealSignSecret(row.id, app.signSecret, keyring);
     changes.bumpCredentials = true;
   }
-  if (row.token_lifetime !== app.tokenLifetime) changes.token_lifetime = app.tokenLifetime;
-  if (row.enabled !== (app.enabled ? 1 : 0)) {
+  if (app.tokenLifetime !== undefined && row.token_lifetime !== app.tokenLifetime) changes.token_lifetime = app.tokenLifetime;
+  if (app.enabled !== undefined && row.enabled !== (app.enabled ? 1 : 0)) {
     changes.enabled = app.enabled ? 1 : 0;
     changes.bumpCredentials = true;
   }
@@ -187,17 +232,20 @@ async function applyApplication(
 }
 
 async function applyVehicle(db: Db, companyId: string, vehicle: FleetVehicle, now: number): Promise<Outcome> {
-  const wanted = {
-    plate: vehicle.plate, oem: vehicle.oem, model: vehicle.model, year: vehicle.year, status: vehicle.status,
-    ownership: vehicle.ownership, fuel_capacity: vehicle.fuelCapacity, sim: vehicle.sim ? JSON.stringify(vehicle.sim) : null,
-  };
   const row = await findVehicleRow(db, vehicle.vin);
+  const sim = vehicle.sim === undefined ? undefined : vehicle.sim === null ? null : JSON.stringify(vehicle.sim);
+  const wanted = {
+    plate: vehicle.plate, oem: vehicle.oem, model: vehicle.model, year: vehicle.year,
+    status: vehicle.status ?? row?.status ?? FLEET_DEFAULTS.status,
+    ownership: vehicle.ownership ?? row?.ownership ?? FLEET_DEFAULTS.ownership,
+    fuel_capacity: vehicle.fuelCapacity === undefined ? (row?.fuel_capacity ?? null) : vehicle.fuelCapacity,
+    sim: sim === undefined ? (row?.sim ?? null) : sim,
+  };
   if (!row) {
     await insertVehicle(db, { vin: vehicle.vin, company_id: companyId, ...wanted, created_at: now, updated_at: now });
     return 'created';
   }
-  const same = (Object.keys(wanted) as (keyof typeof wanted)[]).every((k) => row[k] === wanted[k]);
-  if (same) return 'unchanged';
+  if ((Object.keys(wanted) as (keyof typeof wanted)[]).every((k) => row[k] === wanted[k])) return 'unchanged';
   await updateVehicle(db, vehicle.vin, { ...wanted, updated_at: now });
   return 'updated';
 }

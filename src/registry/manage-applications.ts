@@ -1,8 +1,11 @@
 /** Operator actions on one application: create, rotate secrets, enable or disable. */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
+import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
-import { findApplicationByClientId, insertApplication, updateApplication, type ApplicationRow } from '../store/applications-queries.js';
+import {
+  findApplicationByClientId, findApplicationByName, insertApplication, updateApplication, type ApplicationRow,
+} from '../store/applications-queries.js';
 import { findCompany } from '../store/registry-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { generateClientId, generateClientSecret, generateSignSecret } from '../security/generated-secrets.js';
@@ -24,9 +27,9 @@ export interface NewApplication {
 }
 
 export async function createApplication(db: Db, keyring: Keyring, input: NewApplication, now: number): Promise<IssuedApplicationCredentials> {
+  if (!IDENTIFIER_PATTERN.test(input.name)) throw new RegistryError(`name "${input.name}" is invalid (${IDENTIFIER_RULE})`);
   if (!(await findCompany(db, input.companyId))) throw new RegistryError(`unknown company "${input.companyId}"`);
-  const taken = await db.selectFrom('applications').select('id').where('company_id', '=', input.companyId).where('name', '=', input.name).executeTakeFirst();
-  if (taken) throw new RegistryError(`company "${input.companyId}" already has an application named "${input.name}"`);
+  if (await findApplicationByName(db, input.companyId, input.name)) throw new RegistryError(`company "${input.companyId}" already has an application named "${input.name}"`);
   const id = randomUUID();
   const credentials = { client_id: generateClientId(), client_secret: generateClientSecret(), sign_secret: generateSignSecret() };
   await insertApplication(db, {

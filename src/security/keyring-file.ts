@@ -3,12 +3,18 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { dirname } from 'node:path';
 import { generateKeyringDocument, keyringFromDocument, type Keyring } from './keyring.js';
 
+/** Like ssh with a private key: a keys file others can read is refused, not silently used. */
 export function readKeyringFile(path: string): Keyring {
   let text: string;
   try {
+    const mode = statSync(path).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new Error(`keys file ${path} is readable or writable by others (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${path}`);
+    }
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read keys file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    throw new Error(`cannot read keys file ${path}: ${(error as NodeJS.ErrnoException).code}`);
   }
   let doc: unknown;
   try {

@@ -8,6 +8,10 @@ export function findApplicationByClientId(db: Db, clientId: string): Promise<App
   return db.selectFrom('applications').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 }
 
+export function findApplicationByName(db: Db, companyId: string, name: string): Promise<ApplicationRow | undefined> {
+  return db.selectFrom('applications').selectAll().where('company_id', '=', companyId).where('name', '=', name).executeTakeFirst();
+}
+
 export function findApplicationById(db: Db, id: string): Promise<ApplicationRow | undefined> {
   return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
 }

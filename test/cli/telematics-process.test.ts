@@ -105,7 +105,11 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
 
   it('when a fleet file is applied twice, then the second run reports no change', async () => {
     const file = join(dir, 'fleet.json');
-    writeFileSync(file, JSON.stringify(fixtureFleet()));
+    const fleet = fixtureFleet();
+    // The demo already registered simmotors with its own ingest key; a different key in the file
+    // would be refused without --replace-secrets, so this file leaves it out.
+    delete fleet.oems[0]!.ingest_key;
+    writeFileSync(file, JSON.stringify(fleet));
     const first = JSON.parse((await cli('admin', 'apply', file)).stdout);
     expect(first.changed).toBe(true);
     expect(first.summary.vehicles.created).toBe(5);
@@ -118,6 +122,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const before = (await cli('admin', 'vehicle', 'list', '--json')).stdout;
     const file = join(dir, 'bad.json');
     const fleet = fixtureFleet();
+    delete fleet.oems[0]!.ingest_key;
     fleet.companies[0]!.name = 'Should Not Apply';
     fleet.companies[1]!.vehicles[1]!.vin = '9BWCA05W7RP10000Q';
     writeFileSync(file, JSON.stringify(fleet));
@@ -171,9 +176,23 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     expect(unknownPlan.code).toBe(1);
     expect(JSON.parse((await cli('admin', 'company', 'list', '--json')).stdout).find((c: { id: string }) => c.id === 'gamma').plan).toBe('mini');
 
+    const badName = await cliFails('admin', 'app', 'create', '--company', 'gamma', '--name', 'has spaces in it');
+    expect(badName.stderr).toMatch(/^telematics: name "has spaces in it" is invalid/);
+
     const oem = JSON.parse((await cli('admin', 'oem', 'add', '--name', 'realmotors', '--connector', 'http', '--base-url', 'https://api.realmotors.example', '--json')).stdout);
     expect(oem.ingest_key).toMatch(/^tik_/);
     expect((await cli('admin', 'oem', 'list', '--json')).stdout).not.toContain(oem.ingest_key);
+  });
+
+  it('when an admin command names a database that does not exist, then it refuses without creating it', async () => {
+    if (kind !== 'sqlite') return;
+    const missing = join(dir, 'typo', 'nope.db');
+    const failure = await run(process.execPath, [BIN, 'admin', 'company', 'list', '--database', missing], { env }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain(`database ${missing} does not exist`);
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
+    const wrongScheme = await run(process.execPath, [BIN, 'admin', 'company', 'list', '--database', 'mysql://x/y'], { env }).catch((e) => e);
+    expect(wrongScheme.stderr).toBe('telematics: database "mysql://x/y" must be a postgres:// URL or a SQLite file path\n');
   });
 
   it('when stopped with SIGTERM, then it exits cleanly within 10 s; restarted, it finds the demo again', async () => {

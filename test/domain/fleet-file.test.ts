@@ -8,7 +8,7 @@ const problemsOf = (input: unknown) => {
 };
 
 describe('fleet file validation', () => {
-  it('accepts the example of OPERATIONS.md with its defaults filled in', () => {
+  it('accepts the example of OPERATIONS.md, leaving omitted optional fields undefined for the store to default or keep', () => {
     const v = validateFleetFile({
       plans: [{ name: 'full', datapoints: '*', commands: '*' }],
       oems: [{ name: 'simmotors', connector: 'sim', ingest_key: 'k'.repeat(32), datapoints: '*', commands: ['diagnostics'] }],
@@ -20,8 +20,10 @@ describe('fleet file validation', () => {
     });
     expect(v.ok).toBe(true);
     if (!v.ok) return;
-    expect(v.fleet.companies[0]!.applications[0]).toMatchObject({ tokenLifetime: 3600, enabled: true, clientSecret: undefined });
-    expect(v.fleet.companies[0]!.vehicles[0]).toMatchObject({ status: 'active', ownership: 'owned', fuelCapacity: null, sim: { profile: 'moving', telemetry: true } });
+    expect(v.fleet.companies[0]!.applications[0]).toEqual({
+      name: 'dispatch', clientId: undefined, clientSecret: undefined, signSecret: undefined, tokenLifetime: undefined, enabled: undefined,
+    });
+    expect(v.fleet.companies[0]!.vehicles[0]).toMatchObject({ status: undefined, ownership: undefined, fuelCapacity: undefined, sim: { profile: 'moving', telemetry: true } });
   });
 
   it('accepts the test fixture', () => {
@@ -58,6 +60,12 @@ describe('fleet file validation', () => {
     ['a string', 'fleet'],
   ])('refuses a file that is %s', (_label, input) => {
     expect(problemsOf(input)).toEqual([{ path: '(file)', message: 'must be an object' }]);
+  });
+
+  it('refuses control characters in text fields (they would not survive PostgreSQL, and do not belong in a name)', () => {
+    expect(problemsOf({ companies: [{ id: 'a', name: 'New\u0000Co', plan: 'p' }] })).toEqual([
+      { path: 'companies[0].name', message: 'must not contain control characters' },
+    ]);
   });
 
   it('requires a base URL for the http connector and refuses duplicate client ids', () => {

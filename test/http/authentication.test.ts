@@ -46,8 +46,13 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('when the header uses another scheme, then it counts as no bearer token: 401 Not authenticated. with a bare challenge', async () => {
+    const res = await get(`Basic ${Buffer.from('alpha-dispatch:secret').toString('base64')}`);
+    expectRefused(res, 'Not authenticated.');
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
   it.each([
-    ['another scheme', (t: string) => `Basic ${t}`],
     ['no token after Bearer', () => 'Bearer'],
     ['garbage', () => 'Bearer not-a-jwt'],
     ['two tokens', (t: string) => `Bearer ${t} ${t}`],
@@ -55,6 +60,10 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     ['a token of random bytes', () => `Bearer ${randomBytes(40).toString('base64url')}.${randomBytes(40).toString('base64url')}.${randomBytes(32).toString('base64url')}`],
   ])('when the header is malformed (%s), then 401', async (_label, make) => {
     expectRefused(await get(make(token)));
+  });
+
+  it('when a bearer token is refused, then the challenge says invalid_token', async () => {
+    expect((await get('Bearer x.y.z')).headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
   });
 
   it('when the payload is altered and the signature kept, then 401', async () => {

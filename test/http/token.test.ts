@@ -51,7 +51,7 @@ describe.each(DATABASE_KINDS)('POST /token on %s', (kind) => {
     expect(res.status).toBe(200);
   });
 
-  it.each(['text/html', 'application/xml', 'application/json;q=0'])('when Accept is %s, then 406', async (accept) => {
+  it.each(['text/html', 'application/xml', 'application/json;q=0', 'application/json;q=0, */*'])('when Accept is %s, then 406', async (accept) => {
     const res = await svc.request('POST', '/token', { form: { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client }, headers: { accept } });
     expect(res.status).toBe(406);
     expect(res.body).toEqual({ detail: 'The Accept header must allow application/json.' });
@@ -62,10 +62,14 @@ describe.each(DATABASE_KINDS)('POST /token on %s', (kind) => {
     ['an unknown client', { client_id: 'nobody', client_secret: SECRETS.alphaDispatch.client }],
     ['a disabled application', { client_id: 'alpha-off', client_secret: SECRETS.alphaOff.client }],
     ['another application\'s secret', { client_id: 'beta-ops', client_secret: SECRETS.alphaDispatch.client }],
-  ])('when credentials are %s, then 401 Invalid client credentials.', async (_label, form) => {
+    ['a client id with a NUL byte', { client_id: 'alpha-dispatch\u0000', client_secret: SECRETS.alphaDispatch.client }],
+    ['a client id of 10,000 characters', { client_id: 'a'.repeat(7000), client_secret: 'x' }],
+    ['a secret with a NUL byte', { client_id: 'alpha-dispatch', client_secret: '\u0000' }],
+  ])('when credentials are %s, then 401 Invalid client credentials. and no bearer challenge', async (_label, form) => {
     const res = await svc.request('POST', '/token', { form, headers: json });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: 'Invalid client credentials.' });
+    expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
   it.each([
@@ -77,6 +81,15 @@ describe.each(DATABASE_KINDS)('POST /token on %s', (kind) => {
     const res = await svc.request('POST', '/token', { form, headers: json });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'client_id and client_secret (or username and password) are required.' });
+  });
+
+  it('when form fields are repeated or oddly encoded, then the answer is still a 4xx or a token, never a 5xx', async () => {
+    for (const raw of ['client_id=a&client_id=b&client_secret=c', '%%%', 'client_id=%ZZ&client_secret=%00', '&&&=&=', 'client_id[]=x&client_secret[]=y']) {
+      const res = await svc.request('POST', '/token', { raw, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(res.status, raw).toBeGreaterThanOrEqual(400);
+      expect(res.status, raw).toBeLessThan(500);
+      expect(typeof res.body.detail).toBe('string');
+    }
   });
 
   it('when the body is JSON, then 415 naming the form content type', async () => {

@@ -73,6 +73,12 @@ describe.each(DATABASE_KINDS)('vehicles on %s', (kind) => {
     expect(res.body).toEqual({ detail: 'A path parameter of the URL is too long.' });
   });
 
+  it('when the URL has a malformed percent-escape, then 400 with a detail body', async () => {
+    const res = await svc.request('GET', '/vehicle/%ZZ', { headers: alpha });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Invalid request: the URL is malformed.' });
+  });
+
   it('when a route is unknown, then 404 with a detail body', async () => {
     const res = await svc.request('GET', '/vehicles', { headers: alpha });
     expect(res.status).toBe(404);

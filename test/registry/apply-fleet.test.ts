@@ -116,15 +116,52 @@ describe.each(DATABASE_KINDS)('admin apply on %s', (kind) => {
     expect(() => openSignSecret(b.id, a.sign_secret_sealed!, keyring)).toThrow();
   });
 
-  it('when a secret in the file changes, then the application is updated and its credentials version moves on', async () => {
+  it('when a secret in the file differs from the stored one, then the file is refused unless replacing secrets is asked for', async () => {
+    const file = fixtureFleet();
+    file.companies[1]!.applications[0]!.sign_secret = 'a-brand-new-sign-secret-for-beta-ops-0123456789';
+    file.companies[1]!.applications[0]!.client_secret = 'a-brand-new-client-secret-for-beta-ops-012345';
+    const before = await snapshot(store);
+    const error = await applyFleet(store.db, fleetOf(file), keyring, 5000).catch((e: unknown) => e);
+    expect((error as FleetRejected).problems).toEqual([
+      { path: 'companies[1].applications[0].client_secret', message: 'differs from the stored secret; pass --replace-secrets to replace it, or leave it out of the file' },
+      { path: 'companies[1].applications[0].sign_secret', message: 'differs from the stored secret; pass --replace-secrets to replace it, or leave it out of the file' },
+    ]);
+    expect(await snapshot(store)).toEqual(before);
+  });
+
+  it('when a secret in the file changes and replacing is asked for, then the application is updated and its credentials version moves on', async () => {
     const file = fixtureFleet();
     file.companies[1]!.applications[0]!.sign_secret = 'a-brand-new-sign-secret-for-beta-ops-0123456789';
     const before = await store.db.selectFrom('applications').selectAll().where('client_id', '=', 'beta-ops').executeTakeFirstOrThrow();
-    const result = await applyFleet(store.db, fleetOf(file), keyring, 5000);
+    const result = await applyFleet(store.db, fleetOf(file), keyring, 5000, { replaceSecrets: true });
     expect(result.summary.applications.updated).toBe(1);
     const after = await store.db.selectFrom('applications').selectAll().where('client_id', '=', 'beta-ops').executeTakeFirstOrThrow();
     expect(after.credentials_version).toBe(before.credentials_version + 1);
     expect(openSignSecret(after.id, after.sign_secret_sealed!, keyring)).toBe('a-brand-new-sign-secret-for-beta-ops-0123456789');
+  });
+
+  it('when the operator changed something the file does not mention, then re-applying the file keeps the change', async () => {
+    await store.db.updateTable('applications').set({ enabled: 0 }).where('client_id', '=', 'alpha-reports').execute();
+    // The fixture states no status for this vehicle, but does state its ownership.
+    await store.db.updateTable('vehicles').set({ status: 'inactive' }).where('vin', '=', fixtureFleet().companies[0]!.vehicles[2]!.vin).execute();
+    const file = fixtureFleet();
+    file.companies[1]!.applications[0]!.sign_secret = 'a-brand-new-sign-secret-for-beta-ops-0123456789';
+    const result = await applyFleet(store.db, fleetOf(file), keyring, 5500);
+    expect(result.changed).toBe(false);
+    const app = await store.db.selectFrom('applications').selectAll().where('client_id', '=', 'alpha-reports').executeTakeFirstOrThrow();
+    expect(app.enabled).toBe(0);
+    const vehicle = await store.db.selectFrom('vehicles').selectAll().where('vin', '=', file.companies[0]!.vehicles[2]!.vin).executeTakeFirstOrThrow();
+    expect(vehicle).toMatchObject({ status: 'inactive', ownership: 'rental' });
+  });
+
+  it('when the file does state a field, then it wins over the operator\'s change', async () => {
+    const file = fixtureFleet();
+    file.companies[1]!.applications[0]!.sign_secret = 'a-brand-new-sign-secret-for-beta-ops-0123456789';
+    file.companies[0]!.applications[1]!.enabled = true;
+    const result = await applyFleet(store.db, fleetOf(file), keyring, 5600);
+    expect(result.summary.applications.updated).toBe(1);
+    const app = await store.db.selectFrom('applications').selectAll().where('client_id', '=', 'alpha-reports').executeTakeFirstOrThrow();
+    expect(app.enabled).toBe(1);
   });
 
   it('when an application omits its secrets, then they are generated once and not again on re-apply', async () => {

@@ -1,4 +1,8 @@
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ensureKeyringFile, readKeyringFile } from '../../src/security/keyring-file.js';
 import { generateKeyringDocument, keyringFromDocument, keyringFromLists, type Keyring } from '../../src/security/keyring.js';
 import { openSecret, sealSecret } from '../../src/security/secret-box.js';
 import { hashNeedsRefresh, hashSecret, verifySecret } from '../../src/security/secret-hash.js';
@@ -22,8 +26,10 @@ describe('secret box (AES-256-GCM)', () => {
 
   it('refuses a tampered or malformed box', () => {
     const sealed = sealSecret('secret', 'a', keyring.master);
-    const last = sealed.at(-1) === 'A' ? 'B' : 'A';
-    expect(() => openSecret(`${sealed.slice(0, -1)}${last}`, 'a', keyring.master)).toThrow();
+    // A character inside the tag, not the last one (whose low bits may be base64 padding).
+    const at = sealed.length - 6;
+    const flipped = sealed[at] === 'A' ? 'Q' : 'A';
+    expect(() => openSecret(`${sealed.slice(0, at)}${flipped}${sealed.slice(at + 1)}`, 'a', keyring.master)).toThrow();
     for (const bad of ['', 'v1', 'v2.x.y.z', `${sealed}.extra`, 'v1.nokey.AAAA.AAAA']) expect(() => openSecret(bad, 'a', keyring.master)).toThrow();
   });
 
@@ -82,5 +88,25 @@ describe('keyring', () => {
     const keyring = keyringFromLists(`${a}, ${b}`, a, 'env');
     expect(keyring.jwt.map((k) => k.key.toString('base64'))).toEqual([a, b]);
     expect(keyring.jwt[0]!.id).not.toBe(keyring.jwt[1]!.id);
+  });
+});
+
+describe('keys file', () => {
+  it('is created once with mode 0600, reused afterwards, and refused once others can read it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    try {
+      const file = join(dir, 'nested', 'db.keys.json');
+      const first = ensureKeyringFile(file);
+      expect(first.created).toBe(true);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const second = ensureKeyringFile(file);
+      expect(second.created).toBe(false);
+      expect(second.keyring.jwt[0]!.key.equals(first.keyring.jwt[0]!.key)).toBe(true);
+      chmodSync(file, 0o644);
+      expect(() => readKeyringFile(file)).toThrow(/readable or writable by others \(mode 0644\); run: chmod 600/);
+      expect(() => readKeyringFile(join(dir, 'missing.json'))).toThrow(/cannot read keys file .*ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -25,13 +25,14 @@ const rejected = (file: string, text: string, count: number) =>
 export function registerApply(admin: Command): void {
   withStoreOptions(admin.command('apply'))
     .argument('<file>', 'fleet file (JSON)')
+    .option('--replace-secrets', 'let secrets in the file replace different stored ones (otherwise that is an error)')
     .description('apply a fleet file idempotently; prints a JSON summary (generated secrets are shown once)')
     .action(async (file: string, opts: Record<string, unknown>) => {
       const validation = validateFleetFile(readJson(file));
       if (!validation.ok) throw rejected(file, describeProblems(validation.problems), validation.problems.length);
       await withStore(opts, async (ctx) => {
         try {
-          const result = await applyFleet(ctx.store.db, validation.fleet, ctx.keyring(), Date.now());
+          const result = await applyFleet(ctx.store.db, validation.fleet, ctx.keyring(), Date.now(), { replaceSecrets: opts.replaceSecrets === true });
           ctx.output.out(JSON.stringify(result, null, 2));
         } catch (error) {
           if (error instanceof FleetRejected) throw rejected(file, describeProblems(error.problems), error.problems.length);

@@ -51,7 +51,7 @@ export function registerOemCommands(admin: Command): void {
         ...defined({ connector: opts.connector, base_url: opts.baseUrl, datapoints: nameList(opts.datapoints as string | undefined),
           commands: nameList(opts.commands as string | undefined), ingest_key: ingestKey }),
       });
-      const result = await applyRegistryChange(ctx, { oems: [wanted] });
+      const result = await applyRegistryChange(ctx, { oems: [wanted] }, { replaceSecrets: ingestKey !== undefined });
       emit(ctx.output, { name: row.name, changed: result.changed, ...(ingestKey ? { ingest_key: ingestKey } : {}) },
         () => `OEM ${row.name} ${result.changed ? 'updated' : 'unchanged'}${ingestKey ? `\ningest_key=${ingestKey}` : ''}`);
     }));
