@@ -41,6 +41,7 @@ export interface ServiceConfig {
   readonly jwtIssuer: string;
   readonly jwtAudience: string;
   readonly bodyLimit: number;
+  readonly telemetryRetention: number;
 }
 
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
@@ -57,6 +58,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'masterKeys', env: 'TELEMATICS_MASTER_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'Master keys (encrypt sign-secrets, pepper secret hashes), base64 of ≥32 random bytes, comma-separated, current first' },
   { key: 'jwtIssuer', flag: '--jwt-issuer', env: 'TELEMATICS_JWT_ISSUER', kind: 'string', defaultText: 'telematics', description: 'The `iss` claim of issued tokens (checked on every request)' },
   { key: 'jwtAudience', flag: '--jwt-audience', env: 'TELEMATICS_JWT_AUDIENCE', kind: 'string', defaultText: 'telematics-api', description: 'The `aud` claim of issued tokens (checked on every request)' },
+  { key: 'telemetryRetention', flag: '--telemetry-retention', env: 'TELEMATICS_TELEMETRY_RETENTION', kind: 'integer', min: 169, max: 8760, defaultText: '192', unit: 'hours', description: 'How long telemetry is kept: the 7 days the interface promises plus a margin; older records are refused at ingest and dropped hourly' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ] satisfies SettingSpec[]);
 
@@ -111,7 +113,7 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
 const FIXED_DEFAULTS = {
   port: 8080, host: '127.0.0.1', database: './data/telematics.db', databasePoolSize: 10, demo: false,
   commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
-  keysFile: undefined, jwtKeys: undefined, masterKeys: undefined,
+  keysFile: undefined, jwtKeys: undefined, masterKeys: undefined, telemetryRetention: 192,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */

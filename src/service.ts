@@ -13,6 +13,7 @@ import { migrateToLatest } from './store/migrate.js';
 import { openStore } from './store/open-store.js';
 import { defaultKeysFile } from './config.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
+import { startTelemetryRetention } from './ingest/telemetry-retention.js';
 
 export interface RunningService {
   readonly app: FastifyInstance;
@@ -33,7 +34,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const store = openStore(config.database, { poolSize: config.databasePoolSize });
   try {
-    const { applied } = await migrateToLatest(store.db);
+    const { applied } = await migrateToLatest(store);
     logger.info({ database: store.description, applied }, 'database ready');
     const keys = loadKeyring({
       jwtKeys: config.jwtKeys, masterKeys: config.masterKeys, keysFile: config.keysFile,
@@ -46,7 +47,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       store, keyring: keys.keyring, clock, logger,
       tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
       bodyLimit: config.bodyLimit,
+      telemetryRetentionMs: config.telemetryRetention * 3_600_000,
     });
+    const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('[::1]', 'localhost');
     if (config.sim) logger.info('simulated automaker and fleet: not part of this build yet (see README, "Status")');
@@ -56,6 +59,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       url,
       close: async () => {
         await app.close();
+        await stopRetention();
         await store.close();
       },
     };

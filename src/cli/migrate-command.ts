@@ -7,7 +7,7 @@ export function registerMigrate(program: Command): void {
   withStoreOptions(program.command('migrate').description('bring the database schema up to date'))
     .action(async (opts: Record<string, unknown>) => {
       await withStore(opts, async ({ store, output }) => {
-        const { applied } = await migrateToLatest(store.db);
+        const { applied } = await migrateToLatest(store);
         emit(output, { database: store.description, applied }, () =>
           `${store.description}: schema up to date${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
       }, { create: true });

@@ -38,7 +38,7 @@ export async function withStore<T>(
   }
   const store = openStore(config.database, { poolSize: 2 });
   try {
-    await migrateToLatest(store.db);
+    await migrateToLatest(store);
     let keyring: Keyring | undefined;
     return await run({
       config,

@@ -29,6 +29,21 @@ export const errors = Object.freeze({
   // Vehicles (interface, D10)
   vinNotFound: entry('TLM_VIN_NOT_FOUND', 404, 'VIN not found or unauthorized access.'),
 
+  // POST /vehicle-data (interface, D7)
+  tooManyVins: entry('TLM_TOO_MANY_VINS', 400, 'Too many VINs provided. Maximum allowed is 20.'),
+  invalidDate: entry('TLM_INVALID_DATE', 400, 'Invalid {field}: use {formats}.'),
+  dateInFuture: entry('TLM_DATE_IN_FUTURE', 400, 'start_date or end_date are in the future.'),
+  dateOutOfRange: entry('TLM_DATE_OUT_OF_RANGE', 400, 'start_date or end_date are out of the range of 7 days.'),
+  startAfterEnd: entry('TLM_START_AFTER_END', 400, 'start_date is greater than end_date.'),
+  spanTooLong: entry('TLM_SPAN_TOO_LONG', 400, 'Difference between start_date and end_date cannot exceed 24 hours.'),
+  unknownDatapoint: entry('TLM_UNKNOWN_DATAPOINT', 400, 'Unknown datapoint: {name}.'),
+  unsupportedDatapoint: entry('TLM_UNSUPPORTED_DATAPOINT', 404, 'Unsupported datapoint for this vehicle.'),
+  datapointNotInPlan: entry('TLM_DATAPOINT_NOT_IN_PLAN', 404, 'Datapoint not included in your package plan.'),
+  noData: entry('TLM_NO_DATA', 404, 'No data for the given date range: {start} to {end}.'),
+
+  // POST /ingest/{oem} (OPERATIONS.md)
+  invalidIngestKey: entry('TLM_INVALID_INGEST_KEY', 401, 'Invalid ingest key.'),
+
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
   invalidRequest: entry('TLM_INVALID_REQUEST', 400, 'Invalid request: {reason}.'),

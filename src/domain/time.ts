@@ -75,3 +75,18 @@ export function parseInputDate(text: string): ParsedInputDate | undefined {
   }
   return { epochMs: utcGuess - offsetMinutes * MINUTE_MS, dateOnly: m[4] === undefined };
 }
+
+const RECORD_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The instant of a pushed record: ISO 8601 with seconds and an explicit offset (`Z` or ±HH:MM),
+ * fractional seconds allowed. Returns epoch milliseconds, or undefined when malformed.
+ */
+export function parseRecordInstant(text: string): number | undefined {
+  const m = RECORD_INSTANT.exec(text);
+  if (!m) return undefined;
+  const parsed = parseInputDate(`${text.slice(0, 19)}${m[8]}`);
+  if (!parsed) return undefined;
+  const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000);
+  return parsed.epochMs + fraction;
+}

@@ -11,5 +11,7 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly tokenSettings: TokenSettings;
   readonly bodyLimit: number;
+  /** How long telemetry is kept, ms (7 days plus a margin). */
+  readonly telemetryRetentionMs: number;
   readonly logger: FastifyBaseLogger;
 }

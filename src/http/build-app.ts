@@ -8,6 +8,8 @@ import { requestIdFor } from './request-id.js';
 import { ErrorBody, Vehicle } from './schemas.js';
 import { tokenRoute } from './token-route.js';
 import { vehicleRoutes } from './vehicle-routes.js';
+import { vehicleDataRoute } from './vehicle-data-route.js';
+import { ingestRoute } from './ingest-route.js';
 import type { AppDeps } from './app-deps.js';
 
 /**
@@ -39,6 +41,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   installErrorHandling(app);
+  // A JSON API: a text/plain body is a wrong content type (415), not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(Vehicle);
   await installOpenApi(app);
@@ -46,9 +50,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(deps));
   await app.register(tokenRoute(deps));
+  await app.register(ingestRoute(deps));
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', authenticateHook(deps));
     await protectedScope.register(vehicleRoutes(deps));
+    await protectedScope.register(vehicleDataRoute(deps));
   });
   return app;
 }

@@ -13,11 +13,16 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is {"detail": "<text>"}.',
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          ingestKey: { type: 'http', scheme: 'bearer', description: 'The ingest key of the OEM named in the path' },
+        },
       },
       tags: [
         { name: 'auth', description: 'Access tokens' },
         { name: 'vehicles', description: 'Vehicle registry' },
+        { name: 'vehicle data', description: 'Recorded telemetry' },
+        { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],
     },

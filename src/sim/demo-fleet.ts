@@ -4,9 +4,9 @@
  * Demo secrets are derived from the master key rather than stored anywhere in clear, so every
  * start can print the same ready-to-paste credentials while the database keeps only hashes.
  */
-import { createHmac } from 'node:crypto';
 import type { Fleet } from '../domain/fleet-file.js';
-import { currentKey, deriveKey, type Keyring } from '../security/keyring.js';
+import type { Keyring } from '../security/keyring.js';
+import { deriveSecret, simulatedIngestKey } from '../security/derived-secrets.js';
 
 export interface DemoApplication {
   readonly companyId: string;
@@ -16,10 +16,7 @@ export interface DemoApplication {
   readonly signSecret: string;
 }
 
-function demoSecret(keyring: Keyring, label: string, prefix: string): string {
-  const key = deriveKey(currentKey(keyring.master), 'demo-credentials');
-  return `${prefix}${createHmac('sha256', key).update(label).digest('base64url')}`;
-}
+const demoSecret = (keyring: Keyring, label: string, prefix: string) => deriveSecret(keyring, `demo:${label}`, prefix);
 
 export function demoApplications(keyring: Keyring): DemoApplication[] {
   return [
@@ -32,7 +29,6 @@ export function demoApplications(keyring: Keyring): DemoApplication[] {
   }));
 }
 
-export const demoIngestKey = (keyring: Keyring, oem: string): string => demoSecret(keyring, `${oem}:ingest`, 'tik_');
 
 export function demoFleet(keyring: Keyring): Fleet {
   const [acme, globex] = demoApplications(keyring) as [DemoApplication, DemoApplication];
@@ -47,10 +43,10 @@ export function demoFleet(keyring: Keyring): Fleet {
     ],
     oems: [
       {
-        name: 'simmotors', connector: 'sim', baseUrl: null, ingestKey: demoIngestKey(keyring, 'simmotors'), datapoints: '*',
+        name: 'simmotors', connector: 'sim', baseUrl: null, ingestKey: simulatedIngestKey(keyring, 'simmotors'), datapoints: '*',
         commands: ['diagnostics', 'enable_ignition', 'disable_ignition', 'lock_doors', 'unlock_doors', 'locate'],
       },
-      { name: 'voltara', connector: 'sim', baseUrl: null, ingestKey: demoIngestKey(keyring, 'voltara'), datapoints: '*', commands: '*' },
+      { name: 'voltara', connector: 'sim', baseUrl: null, ingestKey: simulatedIngestKey(keyring, 'voltara'), datapoints: '*', commands: '*' },
     ],
     companies: [
       {

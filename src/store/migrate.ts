@@ -1,5 +1,5 @@
 import { Migrator } from 'kysely';
-import type { Db } from './connection.js';
+import type { StoreConnection } from './connection.js';
 import { migrationProvider } from './migrations/index.js';
 
 export interface MigrationReport {
@@ -7,8 +7,8 @@ export interface MigrationReport {
 }
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
-export async function migrateToLatest(db: Db): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+export async function migrateToLatest(store: StoreConnection): Promise<MigrationReport> {
+  const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.capabilities) });
   const { error, results = [] } = await migrator.migrateToLatest();
   const failed = results.find((r) => r.status === 'Error');
   if (error || failed) {

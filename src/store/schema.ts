@@ -66,10 +66,40 @@ export interface VehiclesTable {
   updated_at: number;
 }
 
+/** One row per (VIN, instant); datapoint columns are named as in the interface. */
+export interface TelemetryTable {
+  vin: string;
+  ts: number;
+  speed: number | null;
+  latitude: number | null;
+  longitude: number | null;
+  heading: number | null;
+  rpm: number | null;
+  odometer: number | null;
+  fuel_level: number | null;
+  range: number | null;
+  left_front_tire_pressure: number | null;
+  right_front_tire_pressure: number | null;
+  left_rear_tire_pressure: number | null;
+  right_rear_tire_pressure: number | null;
+  oil_level: number | null;
+  engine_cooling_temperature: number | null;
+  lv_battery_voltage: number | null;
+  hv_battery_voltage: number | null;
+  hv_battery_soc: number | null;
+  hv_battery_charging_status: string | null;
+  seat_belt_status: string | null;
+  event: string | null;
+  /** JSON object of flag entries; null when nothing was corrected. */
+  flag: string | null;
+  received_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
   companies: CompaniesTable;
   applications: ApplicationsTable;
   vehicles: VehiclesTable;
+  telemetry: TelemetryTable;
 }

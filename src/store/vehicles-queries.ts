@@ -45,3 +45,10 @@ export function listAllVehicles(db: Db, companyId?: string): Promise<VehicleReco
 export function findVehicle(db: Db, vin: string): Promise<VehicleRecord | undefined> {
   return vehicleQuery(db).where('v.vin', '=', vin).executeTakeFirst();
 }
+
+/** The company's vehicles among `vins`, by VIN; VINs of other companies are simply absent. */
+export async function listCompanyVehiclesByVin(db: Db, companyId: string, vins: readonly string[]): Promise<Map<string, VehicleRecord>> {
+  if (vins.length === 0) return new Map();
+  const rows = await vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', 'in', [...vins]).execute();
+  return new Map(rows.map((r) => [r.vin, r]));
+}

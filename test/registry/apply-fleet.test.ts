@@ -32,7 +32,7 @@ describe.each(DATABASE_KINDS)('admin apply on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     store = openStore(database.url, { poolSize: 3 });
-    await migrateToLatest(store.db);
+    await migrateToLatest(store);
   });
   afterAll(async () => {
     await store?.close();

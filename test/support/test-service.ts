@@ -15,10 +15,13 @@ import type { StoreConnection } from '../../src/store/connection.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
-import { fixtureFleet } from './fixture-fleet.js';
+import { fixtureFleet, SECRETS } from './fixture-fleet.js';
 
-/** 2026-11-20T12:00:00Z; tests move it explicitly. */
+/** 2026-11-20T12:00:00Z (09:00:00 at -03:00); tests move it explicitly. */
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+/** An instant as an ingest `date_time`. */
+export const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 
 export class TestClock {
   constructor(public t: number = T0) {}
@@ -53,13 +56,15 @@ export interface TestService {
   readonly logs: string[];
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   token(clientId: string, clientSecret: string): Promise<string>;
+  /** POST /ingest/{oem} with the fixture's ingest key unless another is given. */
+  ingest(records: readonly unknown[], options?: { oem?: string; key?: string }): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet()): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase(kind);
   const store = openStore(database.url, { poolSize: 5 });
-  await migrateToLatest(store.db);
+  await migrateToLatest(store);
   const keyring = keyringFromDocument(generateKeyringDocument(), 'test');
   const clock = new TestClock();
   const validation = validateFleetFile(fleet);
@@ -69,7 +74,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, logger: createLogger('info', sink) });
+  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, logger: createLogger('info', sink) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
@@ -100,6 +105,11 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       const res = await request('POST', '/token', { form: { client_id: clientId, client_secret: clientSecret }, headers: { accept: 'application/json' } });
       if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${res.text}`);
       return res.body.token as string;
+    },
+    ingest(records, options = {}) {
+      return request('POST', `/ingest/${options.oem ?? 'simmotors'}`, {
+        json: { records }, headers: { authorization: `Bearer ${options.key ?? SECRETS.ingest}` },
+      });
     },
     async close() {
       await app.close();

@@ -1,14 +1,19 @@
 import type { Migration, MigrationProvider } from 'kysely';
+import type { DialectCapabilities } from '../dialect.js';
 import { registryMigration } from './0001-registry.js';
+import { telemetryMigration } from './0002-telemetry.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
- * edited; a change is a new entry.
+ * edited; a change is a new entry. A migration that differs by dialect takes the capabilities.
  */
-export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
-  '0001-registry': registryMigration,
-});
+export function migrationsFor(capabilities: DialectCapabilities): Readonly<Record<string, Migration>> {
+  return Object.freeze({
+    '0001-registry': registryMigration,
+    '0002-telemetry': telemetryMigration(capabilities),
+  });
+}
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => ({ ...migrations }),
-};
+export function migrationProvider(capabilities: DialectCapabilities): MigrationProvider {
+  return { getMigrations: async () => ({ ...migrationsFor(capabilities) }) };
+}

@@ -1,0 +1,67 @@
+/**
+ * What an automaker pushes (OPERATIONS.md "Ingest") checked against D8: a record is rejected only
+ * when it cannot be stored at all (no VIN, no instant); a datapoint of the wrong type or out of
+ * range is kept as null with a `flag` entry holding the original value.
+ */
+import { DATAPOINTS, type DatapointSpec } from './datapoints.js';
+import { parseRecordInstant } from './time.js';
+import { isValidVin } from './vin.js';
+
+export type FlagKind = 'out of range' | 'invalid type';
+export type FlagEntry = { readonly value: unknown; readonly flag: FlagKind };
+
+/** The datapoints stored in their own column: every one but vin, date_time and flag. */
+export const STORED_DATAPOINTS: readonly DatapointSpec[] = DATAPOINTS.filter((d) => !['vin', 'date_time', 'flag'].includes(d.name));
+
+export interface TelemetryRecord {
+  readonly vin: string;
+  /** Epoch milliseconds, whole seconds: the interface renders seconds, so one second is one instant. */
+  readonly ts: number;
+  readonly values: Readonly<Record<string, number | string | null>>;
+  readonly flag: Readonly<Record<string, FlagEntry>> | null;
+}
+
+export type RecordCheck = { readonly ok: true; readonly record: TelemetryRecord } | { readonly ok: false; readonly reason: string };
+
+/** Longest text kept for categorical datapoints and events; longer is `invalid type`. */
+export const MAX_TEXT_LENGTH = 64;
+/** How far ahead of the service clock a record may be (vehicle clocks drift). */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/** The original value as the flag shows it: primitives as sent, structures (unbounded size) as null. */
+const flagValue = (v: unknown): unknown => (v === null || typeof v === 'object' ? null : v);
+
+function checkValue(spec: DatapointSpec, raw: unknown): { value: number | string | null; flag?: FlagEntry } {
+  if (raw === null) return { value: null };
+  if (spec.kind === 'number') {
+    if (typeof raw !== 'number' || !Number.isFinite(raw)) return { value: null, flag: { value: flagValue(raw), flag: 'invalid type' } };
+    if (raw < spec.min! || raw > spec.max!) return { value: null, flag: { value: raw, flag: 'out of range' } };
+    return { value: raw };
+  }
+  if (typeof raw !== 'string' || raw.length > MAX_TEXT_LENGTH) {
+    return { value: null, flag: { value: typeof raw === 'string' ? null : flagValue(raw), flag: 'invalid type' } };
+  }
+  return { value: raw };
+}
+
+/** Checks one pushed record. `oldest` is the first instant still kept (older records are refused). */
+export function checkTelemetryRecord(raw: unknown, now: number, oldest: number): RecordCheck {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'record must be an object' };
+  const input = raw as Record<string, unknown>;
+  if (!isValidVin(input.vin)) return { ok: false, reason: 'vin must be a 17-character VIN' };
+  if (typeof input.date_time !== 'string') return { ok: false, reason: 'date_time must be an ISO 8601 string with an offset' };
+  const instant = parseRecordInstant(input.date_time);
+  if (instant === undefined) return { ok: false, reason: 'date_time must be an ISO 8601 string with an offset, e.g. 2026-11-20T09:00:00-03:00' };
+  if (instant > now + FUTURE_TOLERANCE_MS) return { ok: false, reason: 'date_time is in the future' };
+  if (instant < oldest) return { ok: false, reason: 'date_time is older than the data kept (7 days)' };
+
+  const values: Record<string, number | string | null> = {};
+  let flag: Record<string, FlagEntry> | null = null;
+  for (const spec of STORED_DATAPOINTS) {
+    if (!(spec.name in input)) continue;
+    const checked = checkValue(spec, input[spec.name]);
+    values[spec.name] = checked.value;
+    if (checked.flag) (flag ??= {})[spec.name] = checked.flag;
+  }
+  return { ok: true, record: { vin: input.vin, ts: instant - (instant % 1000), values, flag } };
+}

@@ -1,0 +1,55 @@
+/**
+ * Ingest of one batch pushed by an automaker: each record is checked (D8), records of VINs not
+ * registered to that OEM are refused, the rest are stored once per (VIN, instant).
+ */
+import { checkTelemetryRecord, type TelemetryRecord } from '../domain/telemetry-record.js';
+import type { StoreConnection } from '../store/connection.js';
+import { insertTelemetry, toTelemetryRow, vinsOfOem } from '../store/telemetry-queries.js';
+import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
+
+export interface IngestRejection {
+  readonly index: number;
+  readonly reason: string;
+}
+
+export interface IngestResult {
+  readonly accepted: number;
+  readonly rejected: readonly IngestRejection[];
+}
+
+export interface IngestSettings {
+  /** How long records are kept, ms; older ones are refused at the door. */
+  readonly retentionMs: number;
+}
+
+export async function ingestRecords(
+  store: StoreConnection, oem: string, records: readonly unknown[], now: number, settings: IngestSettings,
+): Promise<IngestResult> {
+  const rejected: IngestRejection[] = [];
+  const checked: { index: number; record: TelemetryRecord }[] = [];
+  records.forEach((raw, index) => {
+    const result = checkTelemetryRecord(raw, now, now - settings.retentionMs);
+    if (result.ok) checked.push({ index, record: result.record });
+    else rejected.push({ index, reason: result.reason });
+  });
+
+  const owned = await vinsOfOem(store.db, oem, [...new Set(checked.map((c) => c.record.vin))]);
+  const seen = new Set<string>();
+  const rows = [];
+  let accepted = 0;
+  for (const { index, record } of checked) {
+    if (!owned.has(record.vin)) {
+      rejected.push({ index, reason: `VIN ${record.vin} is not registered to OEM ${oem}` });
+      continue;
+    }
+    accepted += 1;
+    const key = `${record.vin}@${record.ts}`;
+    if (seen.has(key)) continue; // the same instant twice in one batch: the first one counts
+    seen.add(key);
+    rows.push(toTelemetryRow(record, now));
+  }
+  await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
+  await insertTelemetry(store.db, rows);
+  rejected.sort((a, b) => a.index - b.index);
+  return { accepted, rejected };
+}

@@ -1,0 +1,85 @@
+/**
+ * The body of POST /vehicle-data, written as rows come from the database: `{"<vin>":[{…},…],…}`.
+ * Rows are read a page at a time (keyset on the primary key), so memory stays bounded whatever the
+ * window holds (20 VINs × 24 h at 10 s is 172,800 records), and each record is serialized by a
+ * function built once per request for exactly the requested datapoints.
+ */
+import { STORED_DATAPOINTS } from '../domain/telemetry-record.js';
+import { datapointSpec } from '../domain/datapoints.js';
+import { formatSpacedLocal } from '../domain/time.js';
+import type { Db } from '../store/connection.js';
+import { readTelemetryPage, type TelemetryColumn } from '../store/telemetry-queries.js';
+import type { VehicleDataPlan } from './plan-vehicle-data.js';
+
+/** Rows per database round trip; ~2 MB of rows at most in memory. */
+const PAGE_ROWS = 5_000;
+/** Bytes gathered before a chunk is handed to the socket. */
+const CHUNK_BYTES = 64 * 1024;
+
+type Row = Record<string, unknown> & { ts: number };
+type Field = (row: Row, vinJson: string) => string;
+
+function flagSerializer(requested: ReadonlySet<string>): (stored: unknown) => string {
+  return (stored) => {
+    if (typeof stored !== 'string') return '{}';
+    const entries = Object.entries(JSON.parse(stored) as Record<string, unknown>).filter(([name]) => requested.has(name));
+    return entries.length === 0 ? '{}' : JSON.stringify(Object.fromEntries(entries));
+  };
+}
+
+/** One serializer per requested datapoint, in request order. */
+function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: string) => string {
+  const requested = new Set(datapoints);
+  const serializeFlag = flagSerializer(requested);
+  const fields: Field[] = datapoints.map((name) => {
+    const key = `${JSON.stringify(name)}:`;
+    if (name === 'vin') return (_row, vinJson) => key + vinJson;
+    if (name === 'date_time') return (row) => `${key}"${formatSpacedLocal(row.ts)}"`;
+    if (name === 'flag') return (row) => key + serializeFlag(row.flag);
+    if (datapointSpec(name)?.kind === 'number') {
+      return (row) => {
+        const v = row[name];
+        return key + (v === null || v === undefined ? 'null' : String(v));
+      };
+    }
+    return (row) => {
+      const v = row[name];
+      return key + (v === null || v === undefined ? 'null' : JSON.stringify(v));
+    };
+  });
+  return (row, vinJson) => `{${fields.map((f) => f(row, vinJson)).join(',')}}`;
+}
+
+function columnsFor(datapoints: readonly string[]): TelemetryColumn[] {
+  const stored = new Set(STORED_DATAPOINTS.map((d) => d.name));
+  const columns = datapoints.filter((d) => stored.has(d)) as TelemetryColumn[];
+  if (datapoints.includes('flag')) columns.push('flag');
+  return columns;
+}
+
+export async function* streamVehicleData(db: Db, plan: VehicleDataPlan): AsyncGenerator<string> {
+  const serialize = recordSerializer(plan.datapoints);
+  const columns = columnsFor(plan.datapoints);
+  let buffer = '{';
+  for (const [vinIndex, vin] of plan.vins.entries()) {
+    const vinJson = JSON.stringify(vin);
+    buffer += `${vinIndex === 0 ? '' : ','}${vinJson}:[`;
+    let afterTs = -Infinity;
+    let first = true;
+    for (;;) {
+      const rows = (await readTelemetryPage(db, vin, plan.window.start, plan.window.end, afterTs, PAGE_ROWS, columns)) as Row[];
+      for (const row of rows) {
+        buffer += (first ? '' : ',') + serialize(row, vinJson);
+        first = false;
+        if (buffer.length >= CHUNK_BYTES) {
+          yield buffer;
+          buffer = '';
+        }
+      }
+      if (rows.length < PAGE_ROWS) break;
+      afterTs = rows[rows.length - 1]!.ts;
+    }
+    buffer += ']';
+  }
+  yield `${buffer}}`;
+}
