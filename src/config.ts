@@ -10,7 +10,7 @@ import { isPostgresUrl } from './store/connection.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-type Kind = 'string' | 'integer' | 'boolean' | 'log-level';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration';
 
 export interface SettingSpec {
   readonly key: keyof ServiceConfig;
@@ -42,6 +42,11 @@ export interface ServiceConfig {
   readonly jwtAudience: string;
   readonly bodyLimit: number;
   readonly telemetryRetention: number;
+  readonly simSeed: number;
+  readonly simPeriod: number;
+  /** Milliseconds of history generated for simulated vehicles that have none. */
+  readonly simBackfill: number;
+  readonly simGlitchRate: number;
 }
 
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
@@ -59,6 +64,10 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'jwtIssuer', flag: '--jwt-issuer', env: 'TELEMATICS_JWT_ISSUER', kind: 'string', defaultText: 'telematics', description: 'The `iss` claim of issued tokens (checked on every request)' },
   { key: 'jwtAudience', flag: '--jwt-audience', env: 'TELEMATICS_JWT_AUDIENCE', kind: 'string', defaultText: 'telematics-api', description: 'The `aud` claim of issued tokens (checked on every request)' },
   { key: 'telemetryRetention', flag: '--telemetry-retention', env: 'TELEMATICS_TELEMETRY_RETENTION', kind: 'integer', min: 169, max: 8760, defaultText: '192', unit: 'hours', description: 'How long telemetry is kept: the 7 days the interface promises plus a margin; older records are refused at ingest and dropped hourly' },
+  { key: 'simSeed', flag: '--sim-seed', env: 'TELEMATICS_SIM_SEED', kind: 'integer', min: 0, max: 2_147_483_647, defaultText: '1', description: 'Seed of the simulated fleet: the same seed gives the same routes and values' },
+  { key: 'simPeriod', flag: '--sim-period', env: 'TELEMATICS_SIM_PERIOD', kind: 'integer', min: 1, max: 3600, defaultText: '10', unit: 'seconds', description: 'Sampling period of simulated vehicles' },
+  { key: 'simBackfill', flag: '--sim-backfill', env: 'TELEMATICS_SIM_BACKFILL', kind: 'duration', min: 0, max: 7 * 86_400_000, defaultText: '2d', description: 'History generated at start for simulated vehicles, up to now (e.g. 2d, 36h, 90m, 0); a vehicle with data resumes where it ends' },
+  { key: 'simGlitchRate', flag: '--sim-glitch-rate', env: 'TELEMATICS_SIM_GLITCH_RATE', kind: 'number', min: 0, max: 1, defaultText: '0.002', description: 'Share of simulated samples with one faulty value (flagged at ingest)' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ] satisfies SettingSpec[]);
 
@@ -91,6 +100,22 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       }
       return n;
     }
+    case 'number': {
+      const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+      if (String(raw).trim() === '' || !Number.isFinite(n) || (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        problems.push(`${source} must be a number from ${spec.min} to ${spec.max}, got "${raw}"`);
+        return undefined;
+      }
+      return n;
+    }
+    case 'duration': {
+      const ms = parseDuration(String(raw));
+      if (ms === undefined || (spec.min !== undefined && ms < spec.min) || (spec.max !== undefined && ms > spec.max)) {
+        problems.push(`${source} must be a duration such as 2d, 36h, 90m or 0 (at most 7d), got "${raw}"`);
+        return undefined;
+      }
+      return ms;
+    }
     case 'log-level': {
       const text = String(raw).toLowerCase();
       if (!(LOG_LEVELS as readonly string[]).includes(text)) {
@@ -114,6 +139,7 @@ const FIXED_DEFAULTS = {
   port: 8080, host: '127.0.0.1', database: './data/telematics.db', databasePoolSize: 10, demo: false,
   commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
   keysFile: undefined, jwtKeys: undefined, masterKeys: undefined, telemetryRetention: 192,
+  simSeed: 1, simPeriod: 10, simBackfill: 2 * 86_400_000, simGlitchRate: 0.002,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */
@@ -148,4 +174,15 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
 /** The keys file kept beside a SQLite database: `data/telematics.db` → `data/telematics.db.keys.json`. */
 export function defaultKeysFile(sqliteFile: string): string {
   return join(dirname(sqliteFile), `${basename(sqliteFile)}.keys.json`);
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `2d`, `36h`, `90m`, `45s` or `0` as milliseconds; undefined otherwise. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/.exec(text);
+  if (!m) return undefined;
+  const value = Number(m[1]);
+  if (m[2] === '') return value === 0 ? 0 : undefined;
+  return Math.round(value * DURATION_UNITS[m[2]!]!);
 }

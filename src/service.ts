@@ -14,10 +14,14 @@ import { openStore } from './store/open-store.js';
 import { defaultKeysFile } from './config.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { startTelemetryRetention } from './ingest/telemetry-retention.js';
+import { startInProcessSimulation, type InProcessSimulation } from './sim/run-in-process.js';
+import { progressBar, type Progress } from './cli/progress-bar.js';
 
 export interface RunningService {
   readonly app: FastifyInstance;
   readonly url: string;
+  /** The in-process simulated fleet, when `sim` is on. */
+  readonly simulation: InProcessSimulation | undefined;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,8 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   /** Where human-facing text (the demo banner) goes. */
   readonly print?: (text: string) => void;
+  /** Progress of the simulator's backfill; a bar on stderr by default. */
+  readonly progress?: Progress;
 }
 
 export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningService> {
@@ -52,12 +58,18 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('[::1]', 'localhost');
-    if (config.sim) logger.info('simulated automaker and fleet: not part of this build yet (see README, "Status")');
     if (demo) print(demoBanner(demo, url));
+    const simulation = config.sim
+      ? await startInProcessSimulation(store.db, keys.keyring, clock, {
+        ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
+      }, logger, options.progress ?? progressBar('simulated fleet backfill'))
+      : undefined;
     return {
       app,
       url,
+      simulation,
       close: async () => {
+        await simulation?.stop();
         await app.close();
         await stopRetention();
         await store.close();

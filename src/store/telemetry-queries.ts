@@ -61,7 +61,15 @@ export async function anyTelemetry(db: Db, vins: readonly string[], start: numbe
   return false;
 }
 
-/** The latest record of a VIN (the simulator resumes from it). */
-export function latestTelemetry(db: Db, vin: string) {
-  return db.selectFrom('telemetry').selectAll().where('vin', '=', vin).orderBy('ts', 'desc').limit(1).executeTakeFirst();
+/** The latest instant stored for a VIN. */
+export async function latestTelemetryTs(db: Db, vin: string): Promise<number | undefined> {
+  const row = await db.selectFrom('telemetry').select('ts').where('vin', '=', vin).orderBy('ts', 'desc').limit(1).executeTakeFirst();
+  return row?.ts;
+}
+
+/** The latest record of a VIN with a position and an odometer (the simulator resumes from it). */
+export function latestPositionedTelemetry(db: Db, vin: string) {
+  return db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude', 'odometer', 'fuel_level', 'hv_battery_soc'])
+    .where('vin', '=', vin).where('latitude', 'is not', null).where('longitude', 'is not', null).where('odometer', 'is not', null)
+    .orderBy('ts', 'desc').limit(1).executeTakeFirst();
 }

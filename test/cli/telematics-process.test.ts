@@ -78,7 +78,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
       delete env.TELEMATICS_JWT_KEYS;
       delete env.TELEMATICS_MASTER_KEYS;
     }
-    served = await serve(['--demo', '--database', database.url], env);
+    served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
   });
   afterAll(async () => {
     if (served?.child.exitCode === null) await stop(served.child);
@@ -100,6 +100,19 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     expect(out).not.toMatch(/"level":50/);
     if (kind === 'sqlite') {
       expect(statSync(`${database.url}.keys.json`).mode & 0o777).toBe(0o600);
+      // The embedded default runs the simulated fleet: its backfill becomes queryable data.
+      let data: Response | undefined;
+      for (let i = 0; i < 50 && data?.status !== 200; i += 1) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 200));
+        data = await fetch(`${served.url}/vehicle-data`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${issued.body.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ vins: ['9BWZZZ377VT004251'], datapoints: ['date_time', 'odometer', 'latitude'] }),
+        });
+      }
+      expect(data!.status).toBe(200);
+      const records = ((await data!.json()) as Record<string, unknown[]>)['9BWZZZ377VT004251']!;
+      expect(records.length).toBeGreaterThanOrEqual(120);
     }
   });
 
@@ -199,7 +212,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const stopped = await stop(served.child);
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(10_000);
-    served = await serve(['--demo', '--database', database.url], env);
+    served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
     expect(served.stdout()).toContain('Demo fleet present.');
   });
 });

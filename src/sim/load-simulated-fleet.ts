@@ -1,0 +1,46 @@
+/**
+ * Which stored vehicles the in-process simulator drives: every vehicle of an OEM with the `sim`
+ * connector, unless its `sim.telemetry` is false. Each resumes where its stored data ends, so the
+ * odometer never runs backwards across restarts; a vehicle with no data starts `backfillMs` ago.
+ * A vehicle without a fuel capacity is simulated as electric.
+ */
+import type { VehicleSimSettings } from '../domain/vehicle.js';
+import type { Keyring } from '../security/keyring.js';
+import { simulatedIngestKey } from '../security/derived-secrets.js';
+import type { Db } from '../store/connection.js';
+import { listOems } from '../store/registry-queries.js';
+import { latestPositionedTelemetry, latestTelemetryTs } from '../store/telemetry-queries.js';
+import { listAllVehicles } from '../store/vehicles-queries.js';
+import type { SimulatedFleetVehicle } from './fleet-simulator.js';
+
+export async function loadSimulatedFleet(db: Db, keyring: Keyring, now: number, backfillMs: number, periodMs: number): Promise<SimulatedFleetVehicle[]> {
+  const simOems = new Set((await listOems(db)).filter((o) => o.connector === 'sim').map((o) => o.name));
+  const fleet: SimulatedFleetVehicle[] = [];
+  for (const v of await listAllVehicles(db)) {
+    if (!simOems.has(v.oem)) continue;
+    const sim = v.sim ? (JSON.parse(v.sim) as VehicleSimSettings) : { profile: 'normal' as const, telemetry: true };
+    if (!sim.telemetry) continue;
+    const last = await latestPositionedTelemetry(db, v.vin);
+    const lastTs = await latestTelemetryTs(db, v.vin);
+    const electric = v.fuelCapacity === null;
+    fleet.push({
+      oem: v.oem,
+      ingestKey: simulatedIngestKey(keyring, v.oem),
+      from: lastTs === undefined ? now - backfillMs : Math.max(lastTs + periodMs, now - backfillMs),
+      start: {
+        vin: v.vin,
+        powertrain: electric ? 'electric' : 'combustion',
+        profile: sim.profile,
+        tankLiters: v.fuelCapacity ?? 0,
+        ...(last ? {
+          resume: {
+            position: { lat: last.latitude!, lon: last.longitude! },
+            odometerKm: last.odometer!,
+            energyPct: electric ? last.hv_battery_soc : last.fuel_level,
+          },
+        } : {}),
+      },
+    });
+  }
+  return fleet;
+}

@@ -1,0 +1,56 @@
+/**
+ * `serve --sim`: the simulated fleet inside the service process. It backfills the configured
+ * history (with a progress bar), then keeps sampling in real time, pushing over HTTP to the
+ * service's own ingest endpoint exactly as an automaker would.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { Keyring } from '../security/keyring.js';
+import type { Db } from '../store/connection.js';
+import type { Progress } from '../cli/progress-bar.js';
+import { FleetSimulator } from './fleet-simulator.js';
+import { loadSimulatedFleet } from './load-simulated-fleet.js';
+
+export interface InProcessSimulation {
+  readonly simulator: FleetSimulator;
+  /** Settles when the backfill is done (or was stopped). */
+  readonly backfilled: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface InProcessSimulationSettings {
+  readonly ingestUrl: string;
+  readonly seed: number;
+  readonly periodSeconds: number;
+  readonly backfillMs: number;
+  readonly glitchRate: number;
+}
+
+export async function startInProcessSimulation(
+  db: Db, keyring: Keyring, clock: Clock, settings: InProcessSimulationSettings, logger: Logger, progress?: Progress,
+): Promise<InProcessSimulation> {
+  const now = clock.now();
+  const vehicles = await loadSimulatedFleet(db, keyring, now, settings.backfillMs, settings.periodSeconds * 1000);
+  const simulator = new FleetSimulator(vehicles, {
+    ingestUrl: settings.ingestUrl, periodSeconds: settings.periodSeconds, glitchRate: settings.glitchRate, seed: settings.seed, logger,
+  });
+  logger.info({ vehicles: vehicles.length, pending: simulator.pendingRecords(now) }, 'simulated fleet starting');
+  const abort = new AbortController();
+  let stopLive: (() => Promise<void>) | undefined;
+  const backfilled = simulator.runUntil(now, (done, total) => progress?.update(done, total), abort.signal).then(
+    (report) => {
+      progress?.finish(`${report.accepted.toLocaleString('en-US')} records stored, ${report.rejected} rejected`);
+      if (!abort.signal.aborted) stopLive = simulator.start(clock);
+    },
+    (error: unknown) => logger.error({ err: error }, 'simulated fleet backfill failed; the simulator is off'),
+  );
+  return {
+    simulator,
+    backfilled,
+    async stop() {
+      abort.abort();
+      await backfilled;
+      await stopLive?.();
+    },
+  };
+}
