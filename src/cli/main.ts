@@ -9,6 +9,7 @@ import { registerPlanCommands } from './admin/plan-commands.js';
 import { registerVehicleCommands } from './admin/vehicle-commands.js';
 import { registerKeys } from './keys-command.js';
 import { registerMigrate } from './migrate-command.js';
+import { registerOemSim } from './oem-sim-command.js';
 import { UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerKeys(program);
+  registerOemSim(program);
   const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
   registerApply(admin);
   registerCompanyCommands(admin);

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parseDuration } from '../config.js';
+import { describeProblems, validateFleetFile } from '../domain/fleet-file.js';
+import { systemClock } from '../domain/clock.js';
+import { createLogger } from '../logger.js';
+import { FleetSimulator } from '../sim/fleet-simulator.js';
+import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.js';
+import { UsageError } from './output.js';
+import { progressBar } from './progress-bar.js';
+
+interface OemSimOptions {
+  fleet: string;
+  ingestUrl: string;
+  seed: string;
+  period: string;
+  backfill: string;
+  glitchRate: string;
+  ingestKey?: string;
+  logLevel: string;
+}
+
+function number(value: string, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`${flag} must be a number from ${min} to ${max}`);
+  return n;
+}
+
+export function registerOemSim(program: Command): void {
+  program.command('oem-sim')
+    .description('run the simulated fleet as its own process, pushing telemetry to a service\'s ingest endpoint')
+    .requiredOption('--fleet <file>', 'fleet file: vehicles of OEMs with the sim connector are simulated')
+    .requiredOption('--ingest-url <url>', 'base URL of the service, e.g. http://127.0.0.1:8080')
+    .option('--seed <n>', 'seed: the same seed gives the same routes and values', '1')
+    .option('--period <seconds>', 'sampling period', '10')
+    .option('--backfill <duration>', 'history to generate first, e.g. 2d, 6h, 0', '0')
+    .option('--glitch-rate <share>', 'share of samples with one faulty value', '0.002')
+    .option('--ingest-key <key>', 'ingest key for OEMs whose key is not in the file (env TELEMATICS_INGEST_KEY)')
+    .option('--log-level <level>', 'log level', 'info')
+    .action(async (opts: OemSimOptions) => {
+      let text: string;
+      try {
+        text = readFileSync(opts.fleet, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read ${opts.fleet}: ${(error as NodeJS.ErrnoException).code}`);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new UsageError(`${opts.fleet} is not valid JSON`);
+      }
+      const validation = validateFleetFile(json);
+      if (!validation.ok) throw new UsageError(`${opts.fleet}: ${describeProblems(validation.problems).split('\n').join('; ')}`);
+      if (!/^https?:\/\/\S+$/.test(opts.ingestUrl)) throw new UsageError('--ingest-url must be an http:// or https:// URL');
+      const backfillMs = parseDuration(opts.backfill);
+      if (backfillMs === undefined || backfillMs > 7 * 86_400_000) throw new UsageError('--backfill must be a duration such as 2d, 6h, 90m or 0 (at most 7d)');
+      const seed = number(opts.seed, '--seed', 0, 2_147_483_647);
+      const periodSeconds = number(opts.period, '--period', 1, 3600);
+      const glitchRate = number(opts.glitchRate, '--glitch-rate', 0, 1);
+
+      const now = systemClock.now();
+      let vehicles;
+      try {
+        vehicles = fleetFileVehicles(validation.fleet, now - backfillMs, opts.ingestKey ?? (process.env.TELEMATICS_INGEST_KEY || undefined));
+      } catch (error) {
+        if (error instanceof MissingIngestKey) throw new UsageError(error.message);
+        throw error;
+      }
+      if (vehicles.length === 0) throw new UsageError(`${opts.fleet} has no vehicle of an OEM with the sim connector`);
+      const logger = createLogger(opts.logLevel as 'info');
+      const simulator = new FleetSimulator(vehicles, { ingestUrl: opts.ingestUrl, periodSeconds, glitchRate, seed, logger });
+      const progress = progressBar('simulated fleet backfill');
+      const report = await simulator.runUntil(now, (done, total) => progress.update(done, total));
+      progress.finish(`${report.accepted.toLocaleString('en-US')} records stored, ${report.rejected} rejected`);
+      logger.info({ vehicles: vehicles.length, periodSeconds }, 'simulated fleet live');
+      const stop = simulator.start(systemClock);
+      await new Promise<void>((resolve) => {
+        process.once('SIGTERM', resolve);
+        process.once('SIGINT', resolve);
+      });
+      await stop();
+    });
+}

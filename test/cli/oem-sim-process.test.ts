@@ -1,0 +1,65 @@
+/** `telematics oem-sim` as its own process, pushing a fleet file's simulated vehicles into a running service. */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { ALPHA_VINS, BETA_VINS, fixtureFleet } from '../support/fixture-fleet.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
+
+describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
+  let svc: TestService;
+  let dir: string;
+  let fleetFile: string;
+  beforeAll(async () => {
+    svc = await startTestService(kind);
+    // The process uses the real clock; keep the service's clock on it too so records are recent.
+    svc.clock.t = Date.now();
+    dir = mkdtempSync(join(tmpdir(), 'oem-sim-'));
+    fleetFile = join(dir, 'fleet.json');
+    writeFileSync(fleetFile, JSON.stringify(fixtureFleet()));
+  });
+  afterAll(async () => {
+    await svc?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('when started with a backfill, then the sim vehicles of the file get that history and it keeps running until SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'oem-sim', '--fleet', fleetFile, '--ingest-url', svc.url, '--backfill', '30m', '--seed', '9', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => { err += String(c); });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no backfill summary:\n${err}`)), 20_000);
+      const poll = setInterval(() => {
+        if (/simulated fleet backfill: .* records stored, 0 rejected/.test(err)) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          resolve();
+        }
+      }, 50);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const counts = await svc.store.db.selectFrom('telemetry').select(['vin', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('vin').execute();
+    const byVin = Object.fromEntries(counts.map((c) => [c.vin, Number(c.n)]));
+    // The http-connector vehicle (ALPHA_VINS[2]) is not simulated; the others get 30 min at 10 s.
+    expect(Object.keys(byVin).sort()).toEqual([ALPHA_VINS[0], ALPHA_VINS[1], BETA_VINS[0], BETA_VINS[1]].sort());
+    for (const n of Object.values(byVin)) expect(n).toBeGreaterThanOrEqual(180);
+  });
+
+  it('when the fleet file has no key for a sim OEM and none is given, then it exits with a one-line error', async () => {
+    const fleet = fixtureFleet();
+    delete fleet.oems[0]!.ingest_key;
+    const file = join(dir, 'nokey.json');
+    writeFileSync(file, JSON.stringify(fleet));
+    const failure = await promisify(execFile)(process.execPath, [BIN, 'oem-sim', '--fleet', file, '--ingest-url', svc.url], { env: { ...process.env, TELEMATICS_INGEST_KEY: '' } }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toBe('telematics: OEM "simmotors" has no ingest_key in the fleet file; pass --ingest-key\n');
+  });
+});
