@@ -33,6 +33,25 @@ export function formatSpacedLocal(epochMs: number): string {
   return `${datePart(d)} ${timePart(d)}`;
 }
 
+/**
+ * A `formatSpacedLocal` for long runs of instants (streamed records): the date part is computed
+ * once per local day and the time part by arithmetic, so no Date is made per record.
+ */
+export function createSpacedLocalFormatter(): (epochMs: number) => string {
+  let cachedDay = Number.NaN;
+  let cachedDate = '';
+  return (epochMs) => {
+    const localSeconds = Math.floor(epochMs / 1000) + SERVICE_OFFSET_MINUTES * 60;
+    const day = Math.floor(localSeconds / 86_400);
+    if (day !== cachedDay) {
+      cachedDay = day;
+      cachedDate = datePart(new Date(day * 86_400_000));
+    }
+    const s = localSeconds - day * 86_400;
+    return `${cachedDate} ${pad2(Math.floor(s / 3600))}:${pad2(Math.floor((s % 3600) / 60))}:${pad2(s % 60)}`;
+  };
+}
+
 /** `HH:MM:SS` with hours allowed past 23 (trip duration). */
 export function formatDuration(totalSeconds: number): string {
   const s = Math.max(0, Math.round(totalSeconds));

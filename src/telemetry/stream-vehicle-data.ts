@@ -6,7 +6,7 @@
  */
 import { STORED_DATAPOINTS } from '../domain/telemetry-record.js';
 import { datapointSpec } from '../domain/datapoints.js';
-import { formatSpacedLocal } from '../domain/time.js';
+import { createSpacedLocalFormatter } from '../domain/time.js';
 import type { Db } from '../store/connection.js';
 import { readTelemetryPage, type TelemetryColumn } from '../store/telemetry-queries.js';
 import type { VehicleDataPlan } from './plan-vehicle-data.js';
@@ -31,10 +31,11 @@ function flagSerializer(requested: ReadonlySet<string>): (stored: unknown) => st
 function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: string) => string {
   const requested = new Set(datapoints);
   const serializeFlag = flagSerializer(requested);
+  const formatTime = createSpacedLocalFormatter();
   const fields: Field[] = datapoints.map((name) => {
     const key = `${JSON.stringify(name)}:`;
     if (name === 'vin') return (_row, vinJson) => key + vinJson;
-    if (name === 'date_time') return (row) => `${key}"${formatSpacedLocal(row.ts)}"`;
+    if (name === 'date_time') return (row) => `${key}"${formatTime(row.ts)}"`;
     if (name === 'flag') return (row) => key + serializeFlag(row.flag);
     if (datapointSpec(name)?.kind === 'number') {
       return (row) => {
@@ -47,7 +48,12 @@ function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: st
       return key + (v === null || v === undefined ? 'null' : JSON.stringify(v));
     };
   });
-  return (row, vinJson) => `{${fields.map((f) => f(row, vinJson)).join(',')}}`;
+  const [first, ...rest] = fields;
+  return (row, vinJson) => {
+    let out = `{${first!(row, vinJson)}`;
+    for (const field of rest) out += `,${field(row, vinJson)}`;
+    return `${out}}`;
+  };
 }
 
 function columnsFor(datapoints: readonly string[]): TelemetryColumn[] {

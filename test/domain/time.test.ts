@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatIsoLocal, formatSpacedLocal, parseInputDate } from '../../src/domain/time.js';
+import { createSpacedLocalFormatter, formatDuration, formatIsoLocal, formatSpacedLocal, parseInputDate } from '../../src/domain/time.js';
 
 describe('time formats (D1)', () => {
   const instant = Date.UTC(2026, 10, 20, 2, 5, 9); // 2026-11-19 23:05:09 at -03:00
@@ -11,6 +11,12 @@ describe('time formats (D1)', () => {
 
   it('drops milliseconds rather than rounding them into the next second', () => {
     expect(formatIsoLocal(instant + 999)).toBe('2026-11-19T23:05:09');
+  });
+
+  it('formats long runs of instants exactly like formatSpacedLocal, across local midnights and before 1970', () => {
+    const fast = createSpacedLocalFormatter();
+    for (let t = Date.UTC(2026, 10, 19, 20, 0, 0); t < Date.UTC(2026, 10, 21, 6, 0, 0); t += 7_919) expect(fast(t)).toBe(formatSpacedLocal(t));
+    for (const t of [0, -1, -86_400_001, Date.UTC(1969, 11, 31, 3, 0, 0), Date.UTC(2026, 1, 28, 2, 59, 59, 999)]) expect(fast(t)).toBe(formatSpacedLocal(t));
   });
 
   it('renders durations as HH:MM:SS with hours past 23', () => {
