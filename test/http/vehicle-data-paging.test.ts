@@ -3,7 +3,7 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { iso, startTestService, T0, type TestService } from '../support/test-service.js';
 
-/** Every 7 s for 24 h: 12,343 records, more than two database pages of 5,000. */
+/** Every 7 s for 24 h: 12,343 records, many database pages of 500 (and over two ingest batches of 5,000). */
 const STEP = 7_000;
 const DAY = 86_400_000;
 
