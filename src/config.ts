@@ -47,6 +47,13 @@ export interface ServiceConfig {
   /** Milliseconds of history generated for simulated vehicles that have none. */
   readonly simBackfill: number;
   readonly simGlitchRate: number;
+  readonly tripRetention: number;
+  readonly tripMovingSpeed: number;
+  readonly tripStop: number;
+  readonly tripGap: number;
+  readonly tripMinDuration: number;
+  readonly tripMinDistance: number;
+  readonly tripLateness: number;
 }
 
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
@@ -68,6 +75,13 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'simPeriod', flag: '--sim-period', env: 'TELEMATICS_SIM_PERIOD', kind: 'integer', min: 1, max: 3600, defaultText: '10', unit: 'seconds', description: 'Sampling period of simulated vehicles' },
   { key: 'simBackfill', flag: '--sim-backfill', env: 'TELEMATICS_SIM_BACKFILL', kind: 'duration', min: 0, max: 7 * 86_400_000, defaultText: '2d', description: 'History generated at start for simulated vehicles, up to now (e.g. 2d, 36h, 90m, 0); a vehicle with data resumes where it ends' },
   { key: 'simGlitchRate', flag: '--sim-glitch-rate', env: 'TELEMATICS_SIM_GLITCH_RATE', kind: 'number', min: 0, max: 1, defaultText: '0.002', description: 'Share of simulated samples with one faulty value (flagged at ingest)' },
+  { key: 'tripRetention', flag: '--trip-retention', env: 'TELEMATICS_TRIP_RETENTION', kind: 'integer', min: 7, max: 3650, defaultText: '90', unit: 'days', description: 'How long trips are kept' },
+  { key: 'tripMovingSpeed', flag: '--trip-moving-speed', env: 'TELEMATICS_TRIP_MOVING_SPEED', kind: 'number', min: 0, max: 50, defaultText: '3', unit: 'km/h', description: 'A record faster than this is moving: it starts or continues a trip' },
+  { key: 'tripStop', flag: '--trip-stop', env: 'TELEMATICS_TRIP_STOP', kind: 'duration', min: 1000, max: 86_400_000, defaultText: '5m', description: 'Standing still this long ends a trip (shorter stops stay inside it)' },
+  { key: 'tripGap', flag: '--trip-gap', env: 'TELEMATICS_TRIP_GAP', kind: 'duration', min: 1000, max: 86_400_000, defaultText: '10m', description: 'Data stopping for longer than this ends a trip' },
+  { key: 'tripMinDuration', flag: '--trip-min-duration', env: 'TELEMATICS_TRIP_MIN_DURATION', kind: 'duration', min: 0, max: 86_400_000, defaultText: '1m', description: 'Shorter trips are discarded' },
+  { key: 'tripMinDistance', flag: '--trip-min-distance', env: 'TELEMATICS_TRIP_MIN_DISTANCE', kind: 'number', min: 0, max: 100, defaultText: '0.5', unit: 'km', description: 'Shorter trips are discarded' },
+  { key: 'tripLateness', flag: '--trip-lateness', env: 'TELEMATICS_TRIP_LATENESS', kind: 'duration', min: 0, max: 3_600_000, defaultText: '1m', description: 'Records younger than this wait for the next detection pass; later arrivals make detection rewind' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ] satisfies SettingSpec[]);
 
@@ -111,7 +125,7 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
     case 'duration': {
       const ms = parseDuration(String(raw));
       if (ms === undefined || (spec.min !== undefined && ms < spec.min) || (spec.max !== undefined && ms > spec.max)) {
-        problems.push(`${source} must be a duration such as 2d, 36h, 90m or 0 (at most 7d), got "${raw}"`);
+        problems.push(`${source} must be a duration such as 2d, 36h, 90m, 45s or 0, from ${formatDurationMs(spec.min ?? 0)} to ${formatDurationMs(spec.max ?? 0)}, got "${raw}"`);
         return undefined;
       }
       return ms;
@@ -140,6 +154,7 @@ const FIXED_DEFAULTS = {
   commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
   keysFile: undefined, jwtKeys: undefined, masterKeys: undefined, telemetryRetention: 192,
   simSeed: 1, simPeriod: 10, simBackfill: 2 * 86_400_000, simGlitchRate: 0.002,
+  tripRetention: 90, tripMovingSpeed: 3, tripStop: 300_000, tripGap: 600_000, tripMinDuration: 60_000, tripMinDistance: 0.5, tripLateness: 60_000,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */
@@ -185,4 +200,24 @@ export function parseDuration(text: string): number | undefined {
   const value = Number(m[1]);
   if (m[2] === '') return value === 0 ? 0 : undefined;
   return Math.round(value * DURATION_UNITS[m[2]!]!);
+}
+
+function formatDurationMs(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return String(ms);
+}
+
+/** The D9 thresholds and detection settings as configured. */
+export function tripSettingsOf(config: ServiceConfig) {
+  return {
+    thresholds: {
+      movingSpeedKmh: config.tripMovingSpeed, stopMs: config.tripStop, gapMs: config.tripGap,
+      minDurationMs: config.tripMinDuration, minDistanceKm: config.tripMinDistance,
+    },
+    latenessMs: config.tripLateness,
+    retentionMs: config.tripRetention * 86_400_000,
+    intervalMs: 5000,
+  };
 }

@@ -11,7 +11,8 @@ import { createLogger } from './logger.js';
 import { loadKeyring } from './security/load-keyring.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openStore } from './store/open-store.js';
-import { defaultKeysFile } from './config.js';
+import { defaultKeysFile, tripSettingsOf } from './config.js';
+import { startTripDetection } from './trips/trip-worker.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { startTelemetryRetention } from './ingest/telemetry-retention.js';
 import { startInProcessSimulation, type InProcessSimulation } from './sim/run-in-process.js';
@@ -54,8 +55,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
       bodyLimit: config.bodyLimit,
       telemetryRetentionMs: config.telemetryRetention * 3_600_000,
+      tripLatenessMs: config.tripLateness,
     });
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
+    const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
     const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('[::1]', 'localhost');
     if (demo) print(demoBanner(demo, url));
@@ -72,6 +75,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         await simulation?.stop();
         await app.close();
         await stopRetention();
+        await stopTrips();
         await store.close();
       },
     };

@@ -13,5 +13,7 @@ export interface AppDeps {
   readonly bodyLimit: number;
   /** How long telemetry is kept, ms (7 days plus a margin). */
   readonly telemetryRetentionMs: number;
+  /** Records younger than this are left to the next trip detection pass. */
+  readonly tripLatenessMs: number;
   readonly logger: FastifyBaseLogger;
 }

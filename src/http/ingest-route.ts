@@ -35,6 +35,6 @@ export function ingestRoute(deps: AppDeps): FastifyPluginAsync {
       onRequest: async (request) => {
         await authenticateOem(deps.store.db, deps.keyring, (request.params as { oem: string }).oem, request.headers.authorization);
       },
-    }, async (request) => ingestRecords(deps.store, request.params.oem, request.body.records, deps.clock.now(), { retentionMs: deps.telemetryRetentionMs }));
+    }, async (request) => ingestRecords(deps.store, request.params.oem, request.body.records, deps.clock.now(), { retentionMs: deps.telemetryRetentionMs, tripLatenessMs: deps.tripLatenessMs }));
   };
 }

@@ -6,6 +6,7 @@ import { checkTelemetryRecord, type TelemetryRecord } from '../domain/telemetry-
 import type { StoreConnection } from '../store/connection.js';
 import { insertTelemetry, toTelemetryRow, vinsOfOem } from '../store/telemetry-queries.js';
 import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
+import { markTripRewind } from '../store/trips-queries.js';
 
 export interface IngestRejection {
   readonly index: number;
@@ -20,6 +21,8 @@ export interface IngestResult {
 export interface IngestSettings {
   /** How long records are kept, ms; older ones are refused at the door. */
   readonly retentionMs: number;
+  /** Trip detection leaves records this young for later; older ones may need it to rewind. */
+  readonly tripLatenessMs: number;
 }
 
 export async function ingestRecords(
@@ -50,6 +53,10 @@ export async function ingestRecords(
   }
   await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
   await insertTelemetry(store.db, rows);
+  // Trip detection may already have passed these instants; if so it must go back to them.
+  const earliest = new Map<string, number>();
+  for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
+  for (const [vin, ts] of earliest) await markTripRewind(store.db, vin, ts);
   rejected.sort((a, b) => a.index - b.index);
   return { accepted, rejected };
 }

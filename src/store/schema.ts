@@ -95,6 +95,33 @@ export interface TelemetryTable {
   received_at: number;
 }
 
+export interface TripsTable {
+  vin: string;
+  start_ts: number;
+  end_ts: number;
+  duration_s: number;
+  distance_km: number;
+  avg_speed: number;
+  max_speed: number;
+  start_odometer: number | null;
+  end_odometer: number | null;
+  avg_fuel_consumption: number | null;
+  start_latitude: number | null;
+  start_longitude: number | null;
+  end_latitude: number | null;
+  end_longitude: number | null;
+  created_at: number;
+}
+
+export interface TripCursorsTable {
+  vin: string;
+  processed_until: number;
+  rewind_from: number | null;
+  /** JSON of the trip detector's state. */
+  state: string;
+  updated_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -102,4 +129,6 @@ export interface Database {
   applications: ApplicationsTable;
   vehicles: VehiclesTable;
   telemetry: TelemetryTable;
+  trips: TripsTable;
+  trip_cursors: TripCursorsTable;
 }

@@ -74,7 +74,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, logger: createLogger('info', sink) });
+  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000, logger: createLogger('info', sink) });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectCapabilities } from '../dialect.js';
 import { registryMigration } from './0001-registry.js';
 import { telemetryMigration } from './0002-telemetry.js';
+import { tripsMigration } from './0003-trips.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -11,6 +12,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
   return Object.freeze({
     '0001-registry': registryMigration,
     '0002-telemetry': telemetryMigration(capabilities),
+    '0003-trips': tripsMigration,
   });
 }
 

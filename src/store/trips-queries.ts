@@ -1,0 +1,75 @@
+import { sql, type Selectable } from 'kysely';
+import type { DetectedTrip } from '../domain/trip-detection.js';
+import type { Db } from './connection.js';
+import type { DialectCapabilities } from './dialect.js';
+import type { TripCursorsTable, TripsTable } from './schema.js';
+
+export type TripRow = Selectable<TripsTable>;
+export type TripCursorRow = Selectable<TripCursorsTable>;
+
+/** Records in (after, upTo], ascending, with what trip detection reads. */
+export function readTripInputs(db: Db, vin: string, after: number, upTo: number, limit: number) {
+  return db.selectFrom('telemetry').select(['ts', 'speed', 'latitude', 'longitude', 'odometer', 'fuel_level'])
+    .where('vin', '=', vin).where('ts', '>', after).where('ts', '<=', upTo).orderBy('ts').limit(limit).execute();
+}
+
+export async function countTripInputs(db: Db, vin: string, after: number, upTo: number): Promise<number> {
+  const row = await db.selectFrom('telemetry').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('vin', '=', vin).where('ts', '>', after).where('ts', '<=', upTo).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The VIN's cursor, created if missing, locked for this transaction. On PostgreSQL a cursor held
+ * by another instance is skipped (undefined), so each VIN is detected by one instance at a time.
+ */
+export async function claimTripCursor(db: Db, capabilities: DialectCapabilities, vin: string, now: number): Promise<TripCursorRow | undefined> {
+  await db.insertInto('trip_cursors').values({ vin, processed_until: -1, rewind_from: null, state: '{"lastTs":null,"trip":null}', updated_at: now })
+    .onConflict((oc) => oc.column('vin').doNothing()).execute();
+  let q = db.selectFrom('trip_cursors').selectAll().where('vin', '=', vin);
+  if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
+  return q.executeTakeFirst();
+}
+
+export async function saveTripCursor(db: Db, vin: string, processedUntil: number, state: unknown, now: number): Promise<void> {
+  await db.updateTable('trip_cursors').set({ processed_until: processedUntil, rewind_from: null, state: JSON.stringify(state), updated_at: now })
+    .where('vin', '=', vin).execute();
+}
+
+/** Records at or before the cursor arrived late: detection must go back to `ts`. */
+export async function markTripRewind(db: Db, vin: string, ts: number): Promise<void> {
+  await db.updateTable('trip_cursors')
+    .set({ rewind_from: sql<number>`case when rewind_from is null or rewind_from > ${ts} then ${ts} else rewind_from end` })
+    .where('vin', '=', vin).where('processed_until', '>=', ts).execute();
+}
+
+/** Start of the earliest trip ending at or after `ts`. */
+export async function earliestTripEndingFrom(db: Db, vin: string, ts: number): Promise<number | undefined> {
+  const row = await db.selectFrom('trips').select((eb) => eb.fn.min<number | string>('start_ts').as('start'))
+    .where('vin', '=', vin).where('end_ts', '>=', ts).executeTakeFirst();
+  return row?.start === null || row?.start === undefined ? undefined : Number(row.start);
+}
+
+export async function deleteTripsStartingFrom(db: Db, vin: string, ts: number): Promise<void> {
+  await db.deleteFrom('trips').where('vin', '=', vin).where('start_ts', '>=', ts).execute();
+}
+
+export async function insertTrips(db: Db, vin: string, trips: readonly DetectedTrip[], now: number): Promise<void> {
+  if (trips.length === 0) return;
+  await db.insertInto('trips').values(trips.map((t) => ({
+    vin, start_ts: t.startTs, end_ts: t.endTs, duration_s: t.durationSeconds, distance_km: t.distanceKm,
+    avg_speed: t.avgSpeedKmh, max_speed: t.maxSpeedKmh, start_odometer: t.startOdometer, end_odometer: t.endOdometer,
+    avg_fuel_consumption: t.avgFuelConsumption, start_latitude: t.startLatitude, start_longitude: t.startLongitude,
+    end_latitude: t.endLatitude, end_longitude: t.endLongitude, created_at: now,
+  }))).onConflict((oc) => oc.columns(['vin', 'start_ts']).doNothing()).execute();
+}
+
+/** A VIN's trips overlapping [start, end], by start. */
+export function listTripsOverlapping(db: Db, vin: string, start: number, end: number): Promise<TripRow[]> {
+  return db.selectFrom('trips').selectAll().where('vin', '=', vin).where('end_ts', '>=', start).where('start_ts', '<=', end).orderBy('start_ts').execute();
+}
+
+export async function deleteTripsEndedBefore(db: Db, cutoff: number): Promise<number> {
+  const result = await db.deleteFrom('trips').where('end_ts', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

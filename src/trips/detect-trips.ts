@@ -1,0 +1,91 @@
+/**
+ * Incremental trip detection from stored telemetry. Each VIN has a cursor: the detector's state
+ * after the last record it was fed. A pass feeds the records after the cursor, up to
+ * `now - latenessMs` (records still arriving in that window wait for the next pass), in chunks of
+ * bounded transactions, so history is never rescanned and a restart resumes exactly where the
+ * last commit left off (an open trip included).
+ *
+ * A record that arrives after the cursor has passed its instant marks the cursor for a rewind
+ * (`markTripRewind` at ingest). The next pass goes back to a point where the detector is known to
+ * be idle (before the earliest trip the record could touch), drops the trips from there and
+ * detects them again, so late and out-of-order arrival give the same trips as in-order arrival.
+ */
+import { emptyTripState, TripDetector, type DetectedTrip, type TripDetectorState, type TripThresholds } from '../domain/trip-detection.js';
+import type { StoreConnection } from '../store/connection.js';
+import {
+  claimTripCursor, countTripInputs, deleteTripsStartingFrom, earliestTripEndingFrom, insertTrips, readTripInputs, saveTripCursor,
+} from '../store/trips-queries.js';
+
+export interface TripDetectionSettings {
+  readonly thresholds: TripThresholds;
+  /** Records younger than this are left for the next pass: the window for late arrival without a rewind. */
+  readonly latenessMs: number;
+}
+
+/** Records fed per transaction: short write locks on SQLite, whatever the backlog. */
+const CHUNK = 5_000;
+
+export interface VinDetectionReport {
+  records: number;
+  trips: number;
+}
+
+/** One chunk for one VIN; returns undefined when another instance holds the VIN. */
+async function detectChunk(
+  store: StoreConnection, vin: string, tankLiters: number | null, now: number, settings: TripDetectionSettings,
+): Promise<{ records: number; trips: number; caughtUp: boolean } | undefined> {
+  return store.db.transaction().execute(async (trx) => {
+    const cursor = await claimTripCursor(trx, store.capabilities, vin, now);
+    if (!cursor) return undefined;
+    let state = JSON.parse(cursor.state) as TripDetectorState;
+    let after = cursor.processed_until;
+    if (cursor.rewind_from !== null) {
+      const { stopMs, gapMs } = settings.thresholds;
+      let idleAt = cursor.rewind_from - stopMs - gapMs;
+      const affected = await earliestTripEndingFrom(trx, vin, idleAt);
+      if (affected !== undefined) idleAt = Math.min(idleAt, affected);
+      if (state.trip) idleAt = Math.min(idleAt, state.trip.start.ts);
+      await deleteTripsStartingFrom(trx, vin, idleAt);
+      state = emptyTripState();
+      after = idleAt - 1;
+    }
+    const detector = new TripDetector(settings.thresholds, tankLiters, state);
+    const rows = await readTripInputs(trx, vin, after, now - settings.latenessMs, CHUNK);
+    const trips: DetectedTrip[] = [];
+    for (const r of rows) {
+      const trip = detector.push({ ts: r.ts, speed: r.speed, latitude: r.latitude, longitude: r.longitude, odometer: r.odometer, fuelLevel: r.fuel_level });
+      if (trip) trips.push(trip);
+    }
+    const caughtUp = rows.length < CHUNK;
+    // Data stopped: close the open trip, but only once no record can still arrive inside the gap.
+    if (caughtUp) {
+      const trip = detector.flush(now - settings.latenessMs);
+      if (trip) trips.push(trip);
+    }
+    await insertTrips(trx, vin, trips, now);
+    const last = rows.at(-1)?.ts ?? after;
+    await saveTripCursor(trx, vin, last, detector.state, now);
+    return { records: rows.length, trips: trips.length, caughtUp };
+  });
+}
+
+/** Feeds a VIN's pending records to its detector until caught up. */
+export async function detectTripsForVin(
+  store: StoreConnection, vin: string, tankLiters: number | null, now: number, settings: TripDetectionSettings,
+  onProgress?: (records: number) => void,
+): Promise<VinDetectionReport> {
+  const report = { records: 0, trips: 0 };
+  for (;;) {
+    const chunk = await detectChunk(store, vin, tankLiters, now, settings);
+    if (!chunk) return report;
+    report.records += chunk.records;
+    report.trips += chunk.trips;
+    onProgress?.(report.records);
+    if (chunk.caughtUp) return report;
+  }
+}
+
+/** How many records a VIN's detection has pending (for progress output). */
+export async function pendingTripInputs(store: StoreConnection, vin: string, since: number, now: number, settings: TripDetectionSettings): Promise<number> {
+  return countTripInputs(store.db, vin, since - 1, now - settings.latenessMs);
+}
