@@ -41,6 +41,9 @@ export const errors = Object.freeze({
   datapointNotInPlan: entry('TLM_DATAPOINT_NOT_IN_PLAN', 404, 'Datapoint not included in your package plan.'),
   noData: entry('TLM_NO_DATA', 404, 'No data for the given date range: {start} to {end}.'),
 
+  // POST /vehicle-trips (D9)
+  tooManyTripVins: entry('TLM_TOO_MANY_TRIP_VINS', 400, 'Too many VINs provided. Maximum allowed is 100.'),
+
   // POST /ingest/{oem} (OPERATIONS.md)
   invalidIngestKey: entry('TLM_INVALID_INGEST_KEY', 401, 'Invalid ingest key.'),
 

@@ -10,6 +10,7 @@ import { tokenRoute } from './token-route.js';
 import { vehicleRoutes } from './vehicle-routes.js';
 import { vehicleDataRoute } from './vehicle-data-route.js';
 import { ingestRoute } from './ingest-route.js';
+import { vehicleTripsRoute } from './vehicle-trips-route.js';
 import type { AppDeps } from './app-deps.js';
 
 /**
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     protectedScope.addHook('onRequest', authenticateHook(deps));
     await protectedScope.register(vehicleRoutes(deps));
     await protectedScope.register(vehicleDataRoute(deps));
+    await protectedScope.register(vehicleTripsRoute(deps));
   });
   return app;
 }

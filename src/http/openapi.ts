@@ -22,6 +22,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'auth', description: 'Access tokens' },
         { name: 'vehicles', description: 'Vehicle registry' },
         { name: 'vehicle data', description: 'Recorded telemetry' },
+        { name: 'trips', description: 'Trip summaries computed from telemetry' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

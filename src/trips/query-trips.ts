@@ -1,0 +1,76 @@
+/**
+ * POST /vehicle-trips (D9): finished trips overlapping a period, grouped by VIN, holding only the
+ * requested fields. `YYYY-MM-DD` means T00:00:00 as a start and T23:59:59 as an end, at -03:00;
+ * no dates means the last 7 days; only a start runs to now; only an end reaches back to the
+ * oldest trip kept.
+ */
+import { errors, ServiceError } from '../domain/errors.js';
+import { ACCEPTED_DATE_FORMATS, formatDuration, formatIsoLocal, parseInputDate } from '../domain/time.js';
+import { isValidVin } from '../domain/vin.js';
+import type { Db } from '../store/connection.js';
+import { listTripsOverlapping, type TripRow } from '../store/trips-queries.js';
+import { listCompanyVehiclesByVin } from '../store/vehicles-queries.js';
+
+export const MAX_TRIP_VINS = 100;
+const DAY_MS = 86_400_000;
+
+const round = (value: number | null, digits: number) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+
+/** The trip record's fields, each rendered as the interface wants it (km, km/h, km/l, degrees). */
+export const TRIP_FIELDS: Readonly<Record<string, (t: TripRow) => string | number | null>> = Object.freeze({
+  vin: (t) => t.vin,
+  start_date_time: (t) => formatIsoLocal(t.start_ts),
+  end_date_time: (t) => formatIsoLocal(t.end_ts),
+  duration: (t) => formatDuration(t.duration_s),
+  avg_speed: (t) => round(t.avg_speed, 2),
+  max_speed: (t) => round(t.max_speed, 2),
+  start_odometer: (t) => round(t.start_odometer, 3),
+  end_odometer: (t) => round(t.end_odometer, 3),
+  distance: (t) => round(t.distance_km, 3),
+  avg_fuel_consumption: (t) => round(t.avg_fuel_consumption, 2),
+  start_latitude: (t) => t.start_latitude,
+  start_longitude: (t) => t.start_longitude,
+  end_latitude: (t) => t.end_latitude,
+  end_longitude: (t) => t.end_longitude,
+});
+
+export interface VehicleTripsRequest {
+  readonly vins: readonly string[];
+  readonly datapoints: readonly string[];
+  readonly start_date?: string | undefined;
+  readonly end_date?: string | undefined;
+}
+
+function parseBound(name: 'start_date' | 'end_date', text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseInputDate(text);
+  if (!parsed) throw new ServiceError(errors.invalidDate, { field: name, formats: ACCEPTED_DATE_FORMATS });
+  return parsed.dateOnly && name === 'end_date' ? parsed.epochMs + DAY_MS - 1000 : parsed.epochMs;
+}
+
+export function resolveTripPeriod(startText: string | undefined, endText: string | undefined, now: number): { start: number; end: number } {
+  const start = parseBound('start_date', startText);
+  const end = parseBound('end_date', endText);
+  if (start === undefined && end === undefined) return { start: now - 7 * DAY_MS, end: now };
+  if (start !== undefined && end !== undefined && start > end) throw new ServiceError(errors.startAfterEnd);
+  return { start: start ?? 0, end: end ?? now };
+}
+
+export async function queryVehicleTrips(db: Db, companyId: string, request: VehicleTripsRequest, now: number) {
+  const vins = [...new Set(request.vins)];
+  if (vins.length > MAX_TRIP_VINS) throw new ServiceError(errors.tooManyTripVins);
+  const period = resolveTripPeriod(request.start_date, request.end_date, now);
+  const vehicles = await listCompanyVehiclesByVin(db, companyId, vins.filter(isValidVin));
+  if (vehicles.size !== vins.length) throw new ServiceError(errors.vinNotFound);
+  const datapoints = [...new Set(request.datapoints)];
+  const unknown = datapoints.find((d) => !(d in TRIP_FIELDS));
+  if (unknown !== undefined) throw new ServiceError(errors.unknownDatapoint, { name: unknown });
+
+  const fields = datapoints.map((d) => [d, TRIP_FIELDS[d]!] as const);
+  const result: Record<string, Record<string, string | number | null>[]> = {};
+  for (const vin of vins) {
+    const trips = await listTripsOverlapping(db, vin, period.start, period.end);
+    result[vin] = trips.map((t) => Object.fromEntries(fields.map(([name, render]) => [name, render(t)])));
+  }
+  return result;
+}
