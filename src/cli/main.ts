@@ -10,6 +10,7 @@ import { registerVehicleCommands } from './admin/vehicle-commands.js';
 import { registerKeys } from './keys-command.js';
 import { registerMigrate } from './migrate-command.js';
 import { registerOemSim } from './oem-sim-command.js';
+import { registerTrips } from './trips-command.js';
 import { UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
 
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerKeys(program);
   registerOemSim(program);
+  registerTrips(program);
   const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
   registerApply(admin);
   registerCompanyCommands(admin);

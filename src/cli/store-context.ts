@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { defaultKeysFile, loadConfig, type FlagValues, type ServiceConfig } from '../config.js';
+import { defaultKeysFile, loadConfig, SETTINGS, type FlagValues, type ServiceConfig } from '../config.js';
 import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
 import { migrateToLatest } from '../store/migrate.js';
@@ -32,7 +32,8 @@ export interface StoreContext {
 export async function withStore<T>(
   opts: Record<string, unknown>, run: (ctx: StoreContext) => Promise<T>, { create = false }: { create?: boolean } = {},
 ): Promise<T> {
-  const config = loadConfig({ database: opts.database as string | undefined, keysFile: opts.keysFile as string | undefined } satisfies FlagValues);
+  const flags: FlagValues = Object.fromEntries(SETTINGS.filter((s) => opts[s.key] !== undefined).map((s) => [s.key, opts[s.key] as string]));
+  const config = loadConfig(flags);
   if (!create && !isPostgresUrl(config.database) && !existsSync(config.database)) {
     throw new UsageError(`database ${config.database} does not exist (create it with \`telematics migrate --database ${config.database}\` or \`telematics serve\`)`);
   }

@@ -208,6 +208,18 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     expect(wrongScheme.stderr).toBe('telematics: database "mysql://x/y" must be a postgres:// URL or a SQLite file path\n');
   });
 
+  it('when trips are rebuilt, then it reports what it recomputed, with progress on stderr', async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) + 'Z';
+    const { stdout, stderr } = await cli('trips', 'rebuild', '--since', since, '--trip-min-distance', '0.1', '--json');
+    const report = JSON.parse(stdout);
+    expect(report).toEqual({ vehicles: expect.any(Number), records: expect.any(Number), trips: expect.any(Number) });
+    expect(report.vehicles).toBeGreaterThanOrEqual(6);
+    if (kind === 'sqlite') expect(report.records).toBeGreaterThan(0);
+    expect(stderr).toMatch(/trips rebuild: \d+ trips from [\d,]+ records/);
+    const bad = await cliFails('trips', 'rebuild', '--since', 'yesterday');
+    expect(bad.stderr).toBe('telematics: --since must be YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or YYYY-MM-DDTHH:MM:SS±HH:MM\n');
+  });
+
   it('when stopped with SIGTERM, then it exits cleanly within 10 s; restarted, it finds the demo again', async () => {
     const stopped = await stop(served.child);
     expect(stopped.code).toBe(0);
