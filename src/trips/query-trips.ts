@@ -67,10 +67,11 @@ export async function queryVehicleTrips(db: Db, companyId: string, request: Vehi
   if (unknown !== undefined) throw new ServiceError(errors.unknownDatapoint, { name: unknown });
 
   const fields = datapoints.map((d) => [d, TRIP_FIELDS[d]!] as const);
-  const result: Record<string, Record<string, string | number | null>[]> = {};
-  for (const vin of vins) {
-    const trips = await listTripsOverlapping(db, vin, period.start, period.end);
-    result[vin] = trips.map((t) => Object.fromEntries(fields.map(([name, render]) => [name, render(t)])));
+  const result: Record<string, Record<string, string | number | null>[]> = Object.fromEntries(vins.map((vin) => [vin, []]));
+  for (const t of await listTripsOverlapping(db, vins, period.start, period.end)) {
+    const record: Record<string, string | number | null> = {};
+    for (const [name, render] of fields) record[name] = render(t);
+    result[t.vin]!.push(record);
   }
   return result;
 }
