@@ -13,6 +13,9 @@ import { migrateToLatest } from './store/migrate.js';
 import { openStore } from './store/open-store.js';
 import { defaultKeysFile, tripSettingsOf } from './config.js';
 import { startTripDetection } from './trips/trip-worker.js';
+import { ConnectorRegistry, type ConnectorSettings } from './oem/connector-registry.js';
+import { CommandWorker } from './commands/command-worker.js';
+import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { startTelemetryRetention } from './ingest/telemetry-retention.js';
 import { startInProcessSimulation, type InProcessSimulation } from './sim/run-in-process.js';
@@ -50,15 +53,21 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     logger.info({ source: keys.source, created: keys.created }, keys.created ? 'keys generated' : 'keys loaded');
 
     const demo = config.demo ? await seedDemo(store.db, keys.keyring, clock.now()) : undefined;
+    // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
+    const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 };
+    const connectors = new ConnectorRegistry(connectorSettings);
     const app = await buildApp({
       store, keyring: keys.keyring, clock, logger,
       tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
       bodyLimit: config.bodyLimit,
       telemetryRetentionMs: config.telemetryRetention * 3_600_000,
       tripLatenessMs: config.tripLateness,
+      connectors,
+      commandTimeoutMs: config.commandTimeout * 1000,
     });
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
+    const stopCommands = new CommandWorker(store, connectors, clock, undefined, logger).start();
     const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('[::1]', 'localhost');
     if (demo) print(demoBanner(demo, url));
@@ -67,6 +76,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
       }, logger, options.progress ?? progressBar('simulated fleet backfill'))
       : undefined;
+    let cloud: SimulatedOemCloud | undefined;
+    if (simulation) {
+      cloud = new SimulatedOemCloud((vin) => simulation.simulator.vehicle(vin), clock, { latencyMs: [1500, 6000], seed: config.simSeed });
+      connectorSettings.simCloudUrl = await cloud.listen();
+      logger.info({ url: connectorSettings.simCloudUrl }, 'simulated automaker cloud listening');
+    }
     return {
       app,
       url,
@@ -74,6 +89,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       close: async () => {
         await simulation?.stop();
         await app.close();
+        await stopCommands();
+        await cloud?.close();
         await stopRetention();
         await stopTrips();
         await store.close();

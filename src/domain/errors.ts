@@ -41,6 +41,20 @@ export const errors = Object.freeze({
   datapointNotInPlan: entry('TLM_DATAPOINT_NOT_IN_PLAN', 404, 'Datapoint not included in your package plan.'),
   noData: entry('TLM_NO_DATA', 404, 'No data for the given date range: {start} to {end}.'),
 
+  // POST /vehicle-command (interface, D4, D5)
+  vinMissing: entry('TLM_COMMAND_VIN_MISSING', 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'),
+  commandMissing: entry('TLM_COMMAND_MISSING', 400, 'Invalid command. Command must be a string. At least one command is required.'),
+  commandUnavailable: entry('TLM_COMMAND_UNAVAILABLE', 404, 'Command not found or unauthorized access.'),
+  signSecretNotFound: entry('TLM_SIGN_SECRET_NOT_FOUND', 403, 'Sign-secret not found.'),
+  signatureInvalid: entry('TLM_SIGNATURE_INVALID', 403, 'X-Signature invalid.'),
+  confirmationInvalid: entry('TLM_CONFIRMATION_INVALID', 400, 'Confirmation invalid'),
+  confirmationUsed: entry('TLM_CONFIRMATION_USED', 409, 'Confirmation already used'),
+
+  // GET /vehicle-command/{command_id} (interface)
+  commandIdMissing: entry('TLM_COMMAND_ID_MISSING', 400, 'Invalid command ID. Command ID must be a string. At least one command ID is required.'),
+  commandNotFound: entry('TLM_COMMAND_NOT_FOUND', 404, 'Command not found.'),
+  accessDenied: entry('TLM_ACCESS_DENIED', 403, 'Access denied.'),
+
   // POST /vehicle-trips (D9)
   tooManyTripVins: entry('TLM_TOO_MANY_TRIP_VINS', 400, 'Too many VINs provided. Maximum allowed is 100.'),
 

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Keyring } from '../security/keyring.js';
 import type { TokenSettings } from '../security/access-tokens.js';
 import type { StoreConnection } from '../store/connection.js';
+import type { ConnectorRegistry } from '../oem/connector-registry.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -15,5 +16,8 @@ export interface AppDeps {
   readonly telemetryRetentionMs: number;
   /** Records younger than this are left to the next trip detection pass. */
   readonly tripLatenessMs: number;
+  /** How automakers are reached for commands. */
+  readonly connectors: ConnectorRegistry;
+  readonly commandTimeoutMs: number;
   readonly logger: FastifyBaseLogger;
 }

@@ -11,6 +11,7 @@ import { vehicleRoutes } from './vehicle-routes.js';
 import { vehicleDataRoute } from './vehicle-data-route.js';
 import { ingestRoute } from './ingest-route.js';
 import { vehicleTripsRoute } from './vehicle-trips-route.js';
+import { commandRoutes } from './command-routes.js';
 import type { AppDeps } from './app-deps.js';
 
 /**
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(vehicleRoutes(deps));
     await protectedScope.register(vehicleDataRoute(deps));
     await protectedScope.register(vehicleTripsRoute(deps));
+    await protectedScope.register(commandRoutes(deps, deps.clock));
   });
   return app;
 }

@@ -23,6 +23,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'vehicles', description: 'Vehicle registry' },
         { name: 'vehicle data', description: 'Recorded telemetry' },
         { name: 'trips', description: 'Trip summaries computed from telemetry' },
+        { name: 'commands', description: 'Remote commands through the automaker' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

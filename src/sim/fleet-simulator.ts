@@ -16,6 +16,8 @@ export interface SimulatedFleetVehicle {
   readonly ingestKey: string;
   /** First instant to generate (epoch ms); earlier ones are already stored. */
   readonly from: number;
+  /** False: the vehicle lives (and answers commands) but sends no telemetry (`sim.telemetry: false`). */
+  readonly telemetry?: boolean;
 }
 
 export interface SimulatorOptions {
@@ -74,7 +76,8 @@ export class FleetSimulator {
 
   /** How many records generating up to `until` will produce. */
   pendingRecords(until: number): number {
-    return this.#members.reduce((n, m) => n + Math.max(0, Math.floor((until - m.next) / this.#periodMs) + 1), 0);
+    return this.#members.filter((m) => m.vehicle.telemetry !== false)
+      .reduce((n, m) => n + Math.max(0, Math.floor((until - m.next) / this.#periodMs) + 1), 0);
   }
 
   /** Generates and pushes every record up to `until`, reporting progress as batches are accepted. */
@@ -100,10 +103,11 @@ export class FleetSimulator {
       for (const member of this.#members) {
         if (member.next > t) continue;
         member.model.step(t, this.#options.periodSeconds);
+        member.next = t + this.#periodMs;
+        if (member.vehicle.telemetry === false) continue;
         let buffer = buffers.get(member.vehicle.oem);
         if (!buffer) buffers.set(member.vehicle.oem, (buffer = { key: member.vehicle.ingestKey, records: [] }));
         buffer.records.push(sampleTelemetry(member.model, t, this.#options.glitchRate));
-        member.next = t + this.#periodMs;
         if (buffer.records.length >= BATCH_SIZE) await flush(member.vehicle.oem);
       }
     }

@@ -1,6 +1,6 @@
 /**
  * Which stored vehicles the in-process simulator drives: every vehicle of an OEM with the `sim`
- * connector, unless its `sim.telemetry` is false. Each resumes where its stored data ends, so the
+ * connector; those with `sim.telemetry: false` live (and answer commands) but send nothing. Each resumes where its stored data ends, so the
  * odometer never runs backwards across restarts; a vehicle with no data starts `backfillMs` ago.
  * A vehicle without a fuel capacity is simulated as electric.
  */
@@ -19,11 +19,11 @@ export async function loadSimulatedFleet(db: Db, keyring: Keyring, now: number, 
   for (const v of await listAllVehicles(db)) {
     if (!simOems.has(v.oem)) continue;
     const sim = v.sim ? (JSON.parse(v.sim) as VehicleSimSettings) : { profile: 'normal' as const, telemetry: true };
-    if (!sim.telemetry) continue;
     const last = await latestPositionedTelemetry(db, v.vin);
     const lastTs = await latestTelemetryTs(db, v.vin);
     const electric = v.fuelCapacity === null;
     fleet.push({
+      telemetry: sim.telemetry,
       oem: v.oem,
       ingestKey: simulatedIngestKey(keyring, v.oem),
       from: lastTs === undefined ? now - backfillMs : Math.max(lastTs + periodMs, now - backfillMs),

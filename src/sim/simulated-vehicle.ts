@@ -44,7 +44,7 @@ export class SimulatedVehicle {
   readonly vin: string;
   readonly powertrain: Powertrain;
   readonly profile: SimProfile;
-  readonly #tankLiters: number;
+  readonly tankLiters: number;
   readonly #rng: SeededRandom;
 
   position: Point;
@@ -74,7 +74,7 @@ export class SimulatedVehicle {
     this.vin = start.vin;
     this.powertrain = start.powertrain;
     this.profile = start.profile;
-    this.#tankLiters = start.tankLiters;
+    this.tankLiters = start.tankLiters;
     this.#rng = SeededRandom.derive(seed, start.vin);
     const r = this.#rng;
     this.position = start.resume?.position ?? { lat: r.between(AREA.minLat, AREA.maxLat), lon: r.between(AREA.minLon, AREA.maxLon) };
@@ -200,7 +200,7 @@ export class SimulatedVehicle {
 
   #consume(km: number): void {
     const pct = this.powertrain === 'combustion'
-      ? ((km * LITERS_PER_KM) / this.#tankLiters) * 100
+      ? ((km * LITERS_PER_KM) / this.tankLiters) * 100
       : ((km * EV_KWH_PER_KM) / EV_BATTERY_KWH) * 100;
     this.energyPct = Math.max(0, this.energyPct - pct);
     this.oilPct = Math.max(20, this.oilPct - km * 0.0005);
@@ -223,7 +223,7 @@ export class SimulatedVehicle {
   /** Estimated range on what is left, km. */
   get rangeKm(): number {
     return this.powertrain === 'combustion'
-      ? ((this.energyPct / 100) * this.#tankLiters) / LITERS_PER_KM
+      ? ((this.energyPct / 100) * this.tankLiters) / LITERS_PER_KM
       : ((this.energyPct / 100) * EV_BATTERY_KWH) / EV_KWH_PER_KM;
   }
 

@@ -122,6 +122,30 @@ export interface TripCursorsTable {
   updated_at: number;
 }
 
+export interface CommandsTable {
+  id: string;
+  application_id: string;
+  company_id: string;
+  vin: string;
+  oem: string;
+  command: string;
+  status: string;
+  /** JSON: {} while waiting, the vehicle's result object on success, the error text on failure. */
+  detail: string;
+  created_at: number;
+  updated_at: number;
+  code_hash: string | null;
+  code_expires_at: number | null;
+  code_attempts: number;
+  code_used_at: number | null;
+  status_url: string | null;
+  deadline_at: number | null;
+  next_poll_at: number | null;
+  poll_attempts: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -131,4 +155,5 @@ export interface Database {
   telemetry: TelemetryTable;
   trips: TripsTable;
   trip_cursors: TripCursorsTable;
+  commands: CommandsTable;
 }

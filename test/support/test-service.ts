@@ -16,6 +16,11 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { fixtureFleet, SECRETS } from './fixture-fleet.js';
+import { ConnectorRegistry, type ConnectorSettings } from '../../src/oem/connector-registry.js';
+import { CommandWorker } from '../../src/commands/command-worker.js';
+import { FleetSimulator } from '../../src/sim/fleet-simulator.js';
+import { loadSimulatedFleet } from '../../src/sim/load-simulated-fleet.js';
+import { SimulatedOemCloud, type CloudOptions } from '../../src/sim/simulated-oem-cloud.js';
 
 /** 2026-11-20T12:00:00Z (09:00:00 at -03:00); tests move it explicitly. */
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -56,6 +61,11 @@ export interface TestService {
   readonly logs: string[];
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   token(clientId: string, clientSecret: string): Promise<string>;
+  /** Commands: how automakers are reached, and a worker driven by the test clock. */
+  readonly connectorSettings: ConnectorSettings;
+  readonly worker: CommandWorker;
+  /** Starts the simulated automaker cloud for the sim vehicles stored now (parked, not driving). */
+  useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
   /** POST /ingest/{oem} with the fixture's ingest key unless another is given. */
   ingest(records: readonly unknown[], options?: { oem?: string; key?: string }): Promise<TestResponse>;
   close(): Promise<void>;
@@ -74,7 +84,14 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const app = await buildApp({ store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000, logger: createLogger('info', sink) });
+  const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 2000, pollTimeoutMs: 1000 };
+  const connectors = new ConnectorRegistry(connectorSettings);
+  const app = await buildApp({
+    store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
+    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink),
+  });
+  const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
+  let cloud: SimulatedOemCloud | undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
@@ -100,7 +117,15 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   }
 
   return {
-    kind, url, app, store, keyring, clock, tokenSettings, logs, request,
+    kind, url, app, store, keyring, clock, tokenSettings, logs, request, connectorSettings, worker,
+    async useSimulatedCloud(options = {}) {
+      const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, 10_000);
+      const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: 10, glitchRate: 0, seed: 3 });
+      await cloud?.close();
+      cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), clock, { latencyMs: [2000, 4000], seed: 5, ...options });
+      connectorSettings.simCloudUrl = await cloud.listen();
+      return { cloud, simulator };
+    },
     async token(clientId, clientSecret) {
       const res = await request('POST', '/token', { form: { client_id: clientId, client_secret: clientSecret }, headers: { accept: 'application/json' } });
       if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${res.text}`);
@@ -113,6 +138,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     },
     async close() {
       await app.close();
+      await cloud?.close();
       await store.close().catch(() => {});
       await database.drop();
     },

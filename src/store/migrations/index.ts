@@ -3,6 +3,7 @@ import type { DialectCapabilities } from '../dialect.js';
 import { registryMigration } from './0001-registry.js';
 import { telemetryMigration } from './0002-telemetry.js';
 import { tripsMigration } from './0003-trips.js';
+import { commandsMigration } from './0004-commands.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -13,6 +14,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0001-registry': registryMigration,
     '0002-telemetry': telemetryMigration(capabilities),
     '0003-trips': tripsMigration,
+    '0004-commands': commandsMigration,
   });
 }
 

@@ -1,0 +1,111 @@
+/**
+ * Follows Pending commands until the automaker answers or their deadline passes (D6). The
+ * commands table is the queue: `runOnce` claims due commands under a short lease, polls each
+ * status URL once, and records the outcome with statements guarded by the lease, so a worker
+ * whose lease lapsed cannot overwrite what another recorded. Overdue commands are swept to
+ * `Command timeout.`. After a crash nothing is lost: leases expire and polling resumes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
+import type { ConnectorRegistry } from '../oem/connector-registry.js';
+import { OemFailure } from '../oem/oem-connector.js';
+import { claimDueCommands, expireOverdueCommands, finishCommand, schedulePoll } from '../store/commands-queries.js';
+import type { StoreConnection } from '../store/connection.js';
+import { findOem } from '../store/registry-queries.js';
+
+export interface CommandWorkerSettings {
+  /** A claimed command is this worker's for this long; longer than a poll's timeout. */
+  readonly leaseMs: number;
+  readonly batch: number;
+  readonly idleIntervalMs: number;
+}
+
+export const DEFAULT_WORKER_SETTINGS: CommandWorkerSettings = Object.freeze({ leaseMs: 15_000, batch: 20, idleIntervalMs: 250 });
+
+/** Poll backoff: 1, 2, 4, 8 s, then every 10 s, with ±20 % jitter so polls do not bunch up. */
+export function nextPollDelay(attempts: number, random: () => number = Math.random): number {
+  const base = Math.min(10_000, 1000 * 2 ** attempts);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export interface WorkerPass {
+  claimed: number;
+  finished: number;
+  expired: number;
+}
+
+export class CommandWorker {
+  readonly owner = `worker-${randomUUID()}`;
+  readonly #store: StoreConnection;
+  readonly #connectors: ConnectorRegistry;
+  readonly #clock: Clock;
+  readonly #settings: CommandWorkerSettings;
+  readonly #logger: Logger | undefined;
+
+  constructor(store: StoreConnection, connectors: ConnectorRegistry, clock: Clock, settings: CommandWorkerSettings = DEFAULT_WORKER_SETTINGS, logger?: Logger) {
+    this.#store = store;
+    this.#connectors = connectors;
+    this.#clock = clock;
+    this.#settings = settings;
+    this.#logger = logger;
+  }
+
+  async runOnce(): Promise<WorkerPass> {
+    const db = this.#store.db;
+    const now = this.#clock.now();
+    const pass: WorkerPass = { claimed: 0, finished: 0, expired: 0 };
+    pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout);
+    const claimed = await claimDueCommands(db, this.#store.capabilities, this.owner, now, now + this.#settings.leaseMs, this.#settings.batch);
+    pass.claimed = claimed.length;
+    await Promise.all(claimed.map(async (command) => {
+      const at = () => this.#clock.now();
+      if (command.deadline_at !== null && at() > command.deadline_at) {
+        if (await finishCommand(db, command.id, 'Error', COMMAND_ERROR_TEXTS.timeout, at(), this.owner)) pass.finished += 1;
+        return;
+      }
+      const oem = await findOem(db, command.oem);
+      try {
+        const state = await this.#connectors.for(oem ?? { connector: 'none', base_url: null }).poll(command.status_url!);
+        if (state.state === 'pending') {
+          await schedulePoll(db, command.id, this.owner, at() + nextPollDelay(command.poll_attempts));
+        } else if (state.state === 'success') {
+          if (await finishCommand(db, command.id, 'Success', state.result, at(), this.owner)) pass.finished += 1;
+        } else if (await finishCommand(db, command.id, 'Error', commandErrorText(state.reason), at(), this.owner)) {
+          pass.finished += 1;
+        }
+      } catch (error) {
+        if (!(error instanceof OemFailure)) throw error;
+        // The automaker did not answer this time: try again later, until the deadline.
+        this.#logger?.debug({ command: command.id, err: error }, 'status poll failed');
+        await schedulePoll(db, command.id, this.owner, at() + nextPollDelay(command.poll_attempts));
+      }
+    }));
+    return pass;
+  }
+
+  /** Runs passes back to back while there is work, pausing briefly when there is none. */
+  start(): () => Promise<void> {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<void> = Promise.resolve();
+    const loop = () => {
+      running = this.runOnce().then(
+        (pass) => pass.claimed > 0 ? 0 : this.#settings.idleIntervalMs,
+        (error: unknown) => {
+          this.#logger?.error({ err: error }, 'command worker pass failed');
+          return 1000;
+        },
+      ).then((delay) => {
+        if (!stopped) timer = setTimeout(loop, delay);
+      });
+    };
+    timer = setTimeout(loop, 0);
+    return async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    };
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * POST /vehicle-command, in D4's order: (token, done by the route) body, vin, command, signature,
+ * VIN ownership and ownership type, command availability, confirmation, OEM initiation.
+ * A command is registered before the automaker is called, with its deadline, so a crash at any
+ * point leaves a row the worker finishes (at worst as `Command timeout.`).
+ */
+import { randomUUID } from 'node:crypto';
+import { allows, parseNameSet } from '../domain/capabilities.js';
+import { CONFIRMED_COMMANDS, isKnownCommand } from '../domain/command-catalogue.js';
+import { OEM_INITIATE_FAILED, OEM_SEND_FAILED } from '../domain/command-status.js';
+import {
+  CONFIRMATION_MESSAGES, CONFIRMATION_TTL_MS, generateConfirmationCode, MAX_CONFIRMATION_ATTEMPTS,
+} from '../domain/confirmation.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import { formatSpacedLocal } from '../domain/time.js';
+import { isValidVin } from '../domain/vin.js';
+import type { Principal } from '../auth/authenticate-bearer.js';
+import type { Clock } from '../domain/clock.js';
+import { OemFailure } from '../oem/oem-connector.js';
+import type { ConnectorRegistry } from '../oem/connector-registry.js';
+import type { Keyring } from '../security/keyring.js';
+import { hashSecret, verifySecret } from '../security/secret-hash.js';
+import { findApplicationById } from '../store/applications-queries.js';
+import {
+  countWrongCode, findCommand, finishCommand, insertCommand, listConfirmations, markInitiated, useConfirmation, type CommandRow,
+} from '../store/commands-queries.js';
+import type { StoreConnection } from '../store/connection.js';
+import { findCompany, findOem, findPlan } from '../store/registry-queries.js';
+import { findCompanyVehicle } from '../store/vehicles-queries.js';
+import { verifyCommandSignature } from './verify-command-signature.js';
+
+export interface CommandServiceDeps {
+  readonly store: StoreConnection;
+  readonly keyring: Keyring;
+  readonly connectors: ConnectorRegistry;
+  /** How long a command may stay Pending before it ends as `Command timeout.`. */
+  readonly commandTimeoutMs: number;
+}
+
+export type CreationResponse =
+  | { id: string; vin: string; command: string; status: 'Confirmation'; code: string; message: string }
+  | { id: string; vin: string; command: string; status: 'Pending'; created: string }
+  | { id: string; vin: string; command: string; status: 'Error'; detail: string };
+
+/** First poll of a fresh command: automakers rarely answer sooner. */
+const FIRST_POLL_MS = 1000;
+/** Confirmations older than this are not even looked at (their codes expired long ago). */
+const CONFIRMATION_LOOKBACK_MS = 24 * 3_600_000;
+
+const codeHashInput = (id: string, code: string) => `confirmation:${id}:${code}`;
+const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+export async function createCommand(
+  deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock,
+): Promise<{ status: 200 | 502; body: CreationResponse }> {
+  const db = deps.store.db;
+  const now = clock.now();
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError(errors.invalidRequest, { reason: 'body must be a JSON object' });
+  const { vin, command, code } = body as Record<string, unknown>;
+  if (!nonEmptyString(vin)) throw new ServiceError(errors.vinMissing);
+  if (!nonEmptyString(command)) throw new ServiceError(errors.commandMissing);
+
+  const app = await findApplicationById(db, principal.applicationId);
+  if (!app) throw new ServiceError(errors.invalidToken);
+  verifyCommandSignature(app, deps.keyring, vin, command, signature);
+
+  const vehicle = isValidVin(vin) ? await findCompanyVehicle(db, principal.companyId, vin) : undefined;
+  if (!vehicle || vehicle.ownership === 'rental') throw new ServiceError(errors.vinNotFound);
+
+  const oem = await findOem(db, vehicle.oem);
+  const company = await findCompany(db, principal.companyId);
+  const plan = company ? await findPlan(db, company.plan) : undefined;
+  const available = isKnownCommand(command) && oem !== undefined && plan !== undefined
+    && allows(parseNameSet(oem.commands), command) && allows(parseNameSet(plan.commands), command);
+  if (!available) throw new ServiceError(errors.commandUnavailable);
+
+  let record: CommandRow;
+  if (CONFIRMED_COMMANDS.has(command)) {
+    if (code === undefined || code === null) return { status: 200, body: await startConfirmation(deps, principal, vehicle.vin, vehicle.oem, command, now) };
+    record = await confirm(deps, principal, vehicle.vin, command, code, now);
+  } else {
+    const id = randomUUID();
+    await insertCommand(db, {
+      id, application_id: principal.applicationId, company_id: principal.companyId, vin: vehicle.vin, oem: vehicle.oem, command,
+      status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
+    });
+    record = (await findCommand(db, id))!;
+  }
+
+  const base = { id: record.id, vin: record.vin, command: record.command };
+  try {
+    const { statusUrl } = await deps.connectors.for(oem!).initiate({ commandId: record.id, vin: record.vin, command: record.command });
+    await markInitiated(db, record.id, statusUrl, clock.now() + FIRST_POLL_MS);
+    return { status: 200, body: { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) } };
+  } catch (error) {
+    if (!(error instanceof OemFailure)) throw error;
+    const detail = error.kind === 'send' ? OEM_SEND_FAILED : OEM_INITIATE_FAILED;
+    await finishCommand(db, record.id, 'Error', detail, clock.now());
+    return { status: 502, body: { ...base, status: 'Error', detail } };
+  }
+}
+
+async function startConfirmation(deps: CommandServiceDeps, principal: Principal, vin: string, oem: string, command: string, now: number): Promise<CreationResponse> {
+  const id = randomUUID();
+  const code = generateConfirmationCode();
+  await insertCommand(deps.store.db, {
+    id, application_id: principal.applicationId, company_id: principal.companyId, vin, oem, command, status: 'Confirmation',
+    detail: '{}', created_at: now, updated_at: now, code_hash: hashSecret(codeHashInput(id, code), deps.keyring.master),
+    code_expires_at: now + CONFIRMATION_TTL_MS, code_attempts: 0, poll_attempts: 0,
+  });
+  return { id, vin, command, status: 'Confirmation', code, message: CONFIRMATION_MESSAGES[command]! };
+}
+
+/** D5 step 2: exactly one caller with a valid code moves the record to Pending. */
+async function confirm(deps: CommandServiceDeps, principal: Principal, vin: string, command: string, code: unknown, now: number): Promise<CommandRow> {
+  const db = deps.store.db;
+  const text = typeof code === 'string' ? code : String(code);
+  const candidates = await listConfirmations(db, principal.applicationId, vin, command, now - CONFIRMATION_LOOKBACK_MS);
+  const match = candidates.find((c) => verifySecret(codeHashInput(c.id, text), c.code_hash!, deps.keyring.master));
+  if (!match) {
+    await countWrongCode(db, principal.applicationId, vin, command);
+    throw new ServiceError(errors.confirmationInvalid);
+  }
+  if (match.code_used_at !== null) throw new ServiceError(errors.confirmationUsed);
+  if (await useConfirmation(db, match.id, now, MAX_CONFIRMATION_ATTEMPTS, now + deps.commandTimeoutMs)) return (await findCommand(db, match.id))!;
+  const after = await findCommand(db, match.id);
+  throw new ServiceError(after?.code_used_at !== null && after?.code_used_at !== undefined ? errors.confirmationUsed : errors.confirmationInvalid);
+}

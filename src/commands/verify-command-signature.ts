@@ -1,0 +1,24 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalCommandBody, SIGNATURE_PATTERN } from '../domain/command-signature.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import { openSignSecret } from '../registry/application-secrets.js';
+import type { Keyring } from '../security/keyring.js';
+import type { ApplicationRow } from '../store/applications-queries.js';
+
+/**
+ * D4: the application must have a sign-secret (else 403 `Sign-secret not found.`); the header must
+ * be exactly 64 hex digits before it is decoded, and equal, in constant time, to the HMAC-SHA256
+ * of the canonical `{command, vin}` (else 403 `X-Signature invalid.`).
+ */
+export function verifyCommandSignature(app: ApplicationRow, keyring: Keyring, vin: string, command: string, header: unknown): void {
+  if (app.sign_secret_sealed === null) throw new ServiceError(errors.signSecretNotFound);
+  let secret: string;
+  try {
+    secret = openSignSecret(app.id, app.sign_secret_sealed, keyring);
+  } catch {
+    throw new ServiceError(errors.signSecretNotFound);
+  }
+  if (typeof header !== 'string' || !SIGNATURE_PATTERN.test(header)) throw new ServiceError(errors.signatureInvalid);
+  const expected = createHmac('sha256', secret).update(canonicalCommandBody(vin, command), 'utf8').digest();
+  if (!timingSafeEqual(expected, Buffer.from(header, 'hex'))) throw new ServiceError(errors.signatureInvalid);
+}

@@ -1,0 +1,190 @@
+/**
+ * The simulated automaker cloud: a real HTTP server speaking the HTTP connector's protocol.
+ *   POST /commands {id, vin, command}  → 202 {status_url}
+ *   GET  /commands/{id}                → {status: "pending"} until the vehicle has answered, then
+ *                                        {status: "success", result} or {status: "error", error}
+ * The vehicle answers after a realistic latency, from its simulated state at that moment, by its
+ * `sim.profile`: `offline` never answers, `moving` is always driving, `privacy` restricts location,
+ * `flaky` fails communication half of the time. Fault knobs break the cloud itself.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../domain/clock.js';
+import { formatSpacedLocal } from '../domain/time.js';
+import { SeededRandom } from './seeded-random.js';
+import type { SimulatedVehicle } from './simulated-vehicle.js';
+
+export interface CloudFaults {
+  /** Share of initiations answered 500 (the service maps it to `Failed to send command to the OEM.`). */
+  initiateErrorRate: number;
+  /** Share of initiations answered 200 without a status URL. */
+  missingStatusUrlRate: number;
+  /** Status calls that never answer (the connector times out). */
+  hangStatus: boolean;
+  /** Added delay of every status call, ms. */
+  statusDelayMs: number;
+}
+
+export interface CloudOptions {
+  /** Vehicle answer latency range, ms. */
+  readonly latencyMs: readonly [number, number];
+  readonly seed: number;
+  readonly faults?: Partial<CloudFaults>;
+}
+
+interface Job {
+  readonly vin: string;
+  readonly command: string;
+  readonly dueAt: number;
+  answer?: { status: 'success'; result: Record<string, unknown> } | { status: 'error'; error: string };
+}
+
+export const NO_FAULTS: CloudFaults = Object.freeze({ initiateErrorRate: 0, missingStatusUrlRate: 0, hangStatus: false, statusDelayMs: 0 });
+
+export class SimulatedOemCloud {
+  readonly #vehicle: (vin: string) => SimulatedVehicle | undefined;
+  readonly #clock: Clock;
+  readonly #options: CloudOptions;
+  readonly #rng: SeededRandom;
+  readonly #jobs = new Map<string, Job>();
+  readonly #server: Server;
+  faults: CloudFaults;
+  /** Every initiation received, for tests and the operator's curiosity. */
+  readonly received: { id: string; vin: string; command: string }[] = [];
+  url = '';
+
+  constructor(vehicle: (vin: string) => SimulatedVehicle | undefined, clock: Clock, options: CloudOptions) {
+    this.#vehicle = vehicle;
+    this.#clock = clock;
+    this.#options = options;
+    this.#rng = new SeededRandom(options.seed);
+    this.faults = { ...NO_FAULTS, ...options.faults };
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch(() => this.#send(res, 500, { error: 'internal' }));
+    });
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
+    const { port: bound } = this.#server.address() as AddressInfo;
+    this.url = `http://${host}:${bound}`;
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #send(res: ServerResponse, status: number, body: unknown): void {
+    if (res.headersSent) return;
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0]!;
+    if (req.method === 'POST' && path === '/commands') return this.#initiate(req, res);
+    const m = /^\/commands\/([0-9a-f-]{36})$/.exec(path);
+    if (req.method === 'GET' && m) return this.#status(m[1]!, res);
+    this.#send(res, 404, { error: 'not found' });
+  }
+
+  async #initiate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text = '';
+    for await (const chunk of req) {
+      text += String(chunk);
+      if (text.length > 16_384) return this.#send(res, 413, { error: 'too large' });
+    }
+    let body: { id?: unknown; vin?: unknown; command?: unknown };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      return this.#send(res, 400, { error: 'invalid_input' });
+    }
+    if (typeof body.id !== 'string' || !/^[0-9a-f-]{36}$/.test(body.id) || typeof body.vin !== 'string' || typeof body.command !== 'string') {
+      return this.#send(res, 400, { error: 'invalid_input' });
+    }
+    this.received.push({ id: body.id, vin: body.vin, command: body.command });
+    if (this.#rng.chance(this.faults.initiateErrorRate)) return this.#send(res, 500, { error: 'internal' });
+    if (!this.#vehicle(body.vin)) return this.#send(res, 404, { error: 'unknown vehicle' });
+    if (this.#rng.chance(this.faults.missingStatusUrlRate)) return this.#send(res, 200, {});
+    const [min, max] = this.#options.latencyMs;
+    if (!this.#jobs.has(body.id)) {
+      this.#jobs.set(body.id, { vin: body.vin, command: body.command, dueAt: this.#clock.now() + this.#rng.between(min, max) });
+    }
+    this.#send(res, 202, { status_url: `${this.url}/commands/${body.id}` });
+  }
+
+  async #status(id: string, res: ServerResponse): Promise<void> {
+    if (this.faults.hangStatus) return; // never answers; the connector's timeout ends the call
+    if (this.faults.statusDelayMs > 0) await new Promise((r) => setTimeout(r, this.faults.statusDelayMs));
+    const job = this.#jobs.get(id);
+    if (!job) return this.#send(res, 404, { error: 'unknown command' });
+    const vehicle = this.#vehicle(job.vin);
+    if (!vehicle || vehicle.profile === 'offline' || this.#clock.now() < job.dueAt) return this.#send(res, 200, { status: 'pending' });
+    job.answer ??= this.#execute(vehicle, job);
+    this.#send(res, 200, job.answer);
+  }
+
+  /** The vehicle runs the command now, from its current state. */
+  #execute(v: SimulatedVehicle, job: Job): NonNullable<Job['answer']> {
+    if (v.profile === 'flaky' && this.#rng.chance(0.5)) return { status: 'error', error: 'communication' };
+    const at = formatSpacedLocal(job.dueAt);
+    const moving = v.profile === 'moving' || v.speedKmh > 0 || v.ignitionOn;
+    switch (job.command) {
+      case 'diagnostics': return { status: 'success', result: diagnostics(v, at) };
+      case 'disable_ignition':
+        if (moving) return { status: 'error', error: 'blocked' };
+        v.immobilized = true;
+        return { status: 'success', result: { ignition: 'disabled', date_time: at } };
+      case 'enable_ignition':
+        v.immobilized = false;
+        return { status: 'success', result: { ignition: 'enabled', date_time: at } };
+      case 'lock_doors': return { status: 'success', result: { doors: 'locked', date_time: at } };
+      case 'unlock_doors': return { status: 'success', result: { doors: 'unlocked', date_time: at } };
+      case 'locate':
+        if (v.profile === 'privacy') return { status: 'error', error: 'restricted' };
+        return { status: 'success', result: { latitude: round(v.position.lat, 6), longitude: round(v.position.lon, 6), heading: round(v.heading, 1), speed: round(v.speedKmh, 1), date_time: at } };
+      case 'start_charging':
+      case 'stop_charging':
+        if (v.powertrain !== 'electric') return { status: 'error', error: 'unsupported' };
+        return { status: 'success', result: { charging: job.command === 'start_charging' ? 'started' : 'stopped', hv_battery_soc: round(v.energyPct, 1), date_time: at } };
+      default: return { status: 'error', error: 'unsupported' };
+    }
+  }
+}
+
+const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+const tireStatus = (kpa: number, ideal: number) => (kpa < ideal * 0.85 ? 'low' : kpa > ideal * 1.15 ? 'high' : 'nominal');
+
+/** Every field the interface lists for a diagnostics result; units in docs/commands.md. */
+function diagnostics(v: SimulatedVehicle, at: string): Record<string, unknown> {
+  const combustion = v.powertrain === 'combustion';
+  const capacity = combustion ? v.tankLiters : null;
+  const economy = 11.8;
+  const [lf, rf, lr, rr] = v.tires;
+  return {
+    fuel_amount: capacity === null ? null : round((v.energyPct / 100) * capacity, 1),
+    fuel_capacity: capacity,
+    fuel_level: combustion ? round(v.energyPct, 1) : null,
+    fuel_range: round(v.rangeKm, 1),
+    ideal_front_tire_pressure: 230,
+    ideal_rear_tire_pressure: 220,
+    left_front_tire_pressure: round(lf, 1),
+    left_rear_tire_pressure: round(lr, 1),
+    right_front_tire_pressure: round(rf, 1),
+    right_rear_tire_pressure: round(rr, 1),
+    odometer: round(v.odometerKm, 1),
+    oil_remaining_life: combustion ? round(v.oilPct, 0) : null,
+    total_fuel_economy: combustion ? economy : null,
+    total_fuel_used: combustion ? round(v.odometerKm / economy, 1) : null,
+    left_front_tire_pressure_status: tireStatus(lf, 230),
+    left_rear_tire_pressure_status: tireStatus(lr, 220),
+    right_front_tire_pressure_status: tireStatus(rf, 230),
+    right_rear_tire_pressure_status: tireStatus(rr, 220),
+    oil_remaining_life_status: combustion ? (v.oilPct < 25 ? 'low' : 'normal') : null,
+    seat_belt_status: v.ignitionOn ? 'buckled' : 'not buckled',
+    system_power_mode: v.ignitionOn ? 'run' : 'off',
+    date_time: at,
+  };
+}

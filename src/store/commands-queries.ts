@@ -1,0 +1,95 @@
+/**
+ * Reads and writes of commands. Every state change is one statement guarded by the state it
+ * leaves (and, for workers, by the lease it holds), so concurrent callers cannot both win.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from './connection.js';
+import type { CommandsTable } from './schema.js';
+import type { DialectCapabilities } from './dialect.js';
+
+export type CommandRow = Selectable<CommandsTable>;
+
+export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Promise<void> {
+  await db.insertInto('commands').values(row).execute();
+}
+
+export function findCommand(db: Db, id: string): Promise<CommandRow | undefined> {
+  return db.selectFrom('commands').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** An application's confirmations for (vin, command) whose codes may still be presented or recognised. */
+export function listConfirmations(db: Db, applicationId: string, vin: string, command: string, since: number): Promise<CommandRow[]> {
+  return db.selectFrom('commands').selectAll()
+    .where('application_id', '=', applicationId).where('vin', '=', vin).where('command', '=', command)
+    .where('code_hash', 'is not', null).where('created_at', '>=', since).execute();
+}
+
+/** A wrong code counts against every outstanding confirmation of (application, vin, command). */
+export async function countWrongCode(db: Db, applicationId: string, vin: string, command: string): Promise<void> {
+  await db.updateTable('commands').set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
+    .where('application_id', '=', applicationId).where('vin', '=', vin).where('command', '=', command)
+    .where('status', '=', 'Confirmation').where('code_used_at', 'is', null).execute();
+}
+
+/** Step 2 of D5: the one caller whose update lands moves the record to Pending. */
+export async function useConfirmation(db: Db, id: string, now: number, maxAttempts: number, deadline: number): Promise<boolean> {
+  const result = await db.updateTable('commands').set({ status: 'Pending', code_used_at: now, deadline_at: deadline })
+    .where('id', '=', id).where('status', '=', 'Confirmation').where('code_used_at', 'is', null)
+    .where('code_expires_at', '>=', now).where('code_attempts', '<', maxAttempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** The automaker accepted the command: poll its status URL until the deadline. */
+export async function markInitiated(db: Db, id: string, statusUrl: string, firstPoll: number): Promise<void> {
+  await db.updateTable('commands').set({ status_url: statusUrl, next_poll_at: firstPoll })
+    .where('id', '=', id).where('status', '=', 'Pending').execute();
+}
+
+/** A final outcome; only from Pending, and only by the lease holder when one is given. */
+export async function finishCommand(db: Db, id: string, status: 'Success' | 'Error', detail: unknown, now: number, leaseOwner?: string): Promise<boolean> {
+  let q = db.updateTable('commands')
+    .set({ status, detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
+    .where('id', '=', id).where('status', '=', 'Pending');
+  if (leaseOwner !== undefined) q = q.where('lease_owner', '=', leaseOwner);
+  const result = await q.executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Still pending at the automaker: poll again later and let go of the lease. */
+export async function schedulePoll(db: Db, id: string, leaseOwner: string, nextPollAt: number): Promise<void> {
+  await db.updateTable('commands').set((eb) => ({ next_poll_at: nextPollAt, poll_attempts: eb('poll_attempts', '+', 1), lease_owner: null, lease_until: null }))
+    .where('id', '=', id).where('status', '=', 'Pending').where('lease_owner', '=', leaseOwner).execute();
+}
+
+/**
+ * Takes up to `limit` due commands for `owner` until `leaseUntil`: Pending, with a status URL,
+ * poll time reached, and no live lease. On PostgreSQL rows locked by another claimer are skipped,
+ * so instances never wait on each other and never take the same command.
+ */
+export async function claimDueCommands(
+  db: Db, capabilities: DialectCapabilities, owner: string, now: number, leaseUntil: number, limit: number,
+): Promise<CommandRow[]> {
+  return db.transaction().execute(async (trx) => {
+    let q = trx.selectFrom('commands').select('id')
+      .where('status', '=', 'Pending').where('status_url', 'is not', null).where('next_poll_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_poll_at').limit(limit);
+    if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
+    const ids = (await q.execute()).map((r) => r.id);
+    if (ids.length === 0) return [];
+    await trx.updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
+      .where('id', 'in', ids).where('status', '=', 'Pending').execute();
+    return trx.selectFrom('commands').selectAll().where('id', 'in', ids).where('lease_owner', '=', owner).execute();
+  });
+}
+
+/** Pending past their deadline with no live lease: they end as `Command timeout.` (D6). */
+export async function expireOverdueCommands(db: Db, now: number, detail: string): Promise<number> {
+  const result = await db.updateTable('commands')
+    .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
+    .where('status', '=', 'Pending').where('deadline_at', '<', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

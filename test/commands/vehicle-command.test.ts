@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
+import { commandClient, sign, type CommandClient } from '../support/command-client.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
+
+const VIN = ALPHA_VINS[0];
+const SPACED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const DIAGNOSTICS_FIELDS = [
+  'fuel_amount', 'fuel_capacity', 'fuel_level', 'fuel_range', 'ideal_front_tire_pressure', 'ideal_rear_tire_pressure',
+  'left_front_tire_pressure', 'left_rear_tire_pressure', 'right_front_tire_pressure', 'right_rear_tire_pressure', 'odometer',
+  'oil_remaining_life', 'total_fuel_economy', 'total_fuel_used', 'left_front_tire_pressure_status', 'left_rear_tire_pressure_status',
+  'right_front_tire_pressure_status', 'right_rear_tire_pressure_status', 'oil_remaining_life_status', 'seat_belt_status',
+  'system_power_mode', 'date_time',
+];
+
+describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{id} on %s', (kind) => {
+  let svc: TestService;
+  let cloud: SimulatedOemCloud;
+  let alpha: CommandClient;
+  let reports: CommandClient;
+  let beta: CommandClient;
+
+  /** Runs the worker as time passes until the command leaves Pending (or `maxSeconds` pass). */
+  async function settle(client: CommandClient, id: string, maxSeconds = 30) {
+    for (let s = 0; s < maxSeconds; s += 1) {
+      svc.clock.advance(1000);
+      await svc.worker.runOnce();
+      const res = await client.status(id);
+      if (res.body.status !== 'Pending') return res;
+    }
+    return client.status(id);
+  }
+
+  beforeAll(async () => {
+    svc = await startTestService(kind);
+    ({ cloud } = await svc.useSimulatedCloud());
+    alpha = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+    reports = commandClient(svc, await svc.token('alpha-reports', SECRETS.alphaReports.client), SECRETS.alphaReports.sign);
+    beta = commandClient(svc, await svc.token('beta-ops', SECRETS.betaOps.client), SECRETS.betaOps.sign);
+  });
+  afterAll(async () => { await svc?.close(); });
+
+  it('when diagnostics is sent, then it is Pending, then Success with every interface field from the vehicle', async () => {
+    const created = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    expect(created.status).toBe(200);
+    expect(created.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), vin: VIN, command: 'diagnostics', status: 'Pending', created: expect.stringMatching(SPACED) });
+    const pending = await alpha.status(created.body.id);
+    expect(pending.body).toEqual({ id: created.body.id, vin: VIN, command: 'diagnostics', status: 'Pending', detail: {}, updated: created.body.created });
+    const done = await settle(alpha, created.body.id);
+    expect(done.body.status).toBe('Success');
+    expect(Object.keys(done.body.detail).sort()).toEqual([...DIAGNOSTICS_FIELDS].sort());
+    expect(done.body.detail.fuel_capacity).toBe(55);
+    expect(done.body.detail.date_time).toMatch(SPACED);
+    expect(done.body.updated).not.toBe(created.body.created);
+  });
+
+  it.each([
+    [{ command: 'diagnostics' }, 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'],
+    [{ vin: 42, command: 'diagnostics' }, 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'],
+    [{ vin: '', command: 'diagnostics' }, 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'],
+    [{ vin: VIN }, 400, 'Invalid command. Command must be a string. At least one command is required.'],
+    [{ vin: VIN, command: ['diagnostics'] }, 400, 'Invalid command. Command must be a string. At least one command is required.'],
+    [{ vin: BETA_VINS[0], command: 'diagnostics' }, 404, 'VIN not found or unauthorized access.'],
+    [{ vin: 'NOT-A-VIN', command: 'diagnostics' }, 404, 'VIN not found or unauthorized access.'],
+    [{ vin: ALPHA_VINS[2], command: 'diagnostics' }, 404, 'VIN not found or unauthorized access.'],
+    [{ vin: VIN, command: 'self_destruct' }, 404, 'Command not found or unauthorized access.'],
+  ])('when the body is %j, then %i %s', async (body, status, detail) => {
+    const sig = sign(SECRETS.alphaDispatch.sign, String(body.vin), String(body.command));
+    const res = await alpha.send(body, sig);
+    expect(res).toMatchObject({ status, body: { detail } });
+  });
+
+  it('when the plan lacks the command, then 404 Command not found or unauthorized access.', async () => {
+    const res = await beta.send({ vin: BETA_VINS[1], command: 'lock_doors' });
+    expect(res).toMatchObject({ status: 404, body: { detail: 'Command not found or unauthorized access.' } });
+    expect((await beta.send({ vin: BETA_VINS[1], command: 'diagnostics' })).status).toBe(200);
+  });
+
+  it.each([
+    ['missing', null],
+    ['empty', ''],
+    ['63 hex digits', 'a'.repeat(63)],
+    ['65 hex digits', 'a'.repeat(65)],
+    ['not hex', 'g'.repeat(64)],
+    ['valid hex followed by junk', `${'a'.repeat(64)}g`],
+    ['prefixed', `sha256=${'a'.repeat(64)}`],
+    ['of another body', sign(SECRETS.alphaDispatch.sign, VIN, 'lock_doors')],
+    ['made with another application\'s secret', sign(SECRETS.alphaReports.sign, VIN, 'diagnostics')],
+  ])('when X-Signature is %s, then 403 X-Signature invalid.', async (_label, signature) => {
+    const res = await alpha.send({ vin: VIN, command: 'diagnostics' }, signature);
+    expect(res).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
+  });
+
+  it('when the signature is upper-case hex, then it is accepted (D4: either case)', async () => {
+    expect((await alpha.send({ vin: VIN, command: 'lock_doors' }, sign(SECRETS.alphaDispatch.sign, VIN, 'lock_doors').toUpperCase())).status).toBe(200);
+  });
+
+  it('when the signature is computed by openssl in another process, then it is accepted', async () => {
+    const body = `{"command":"unlock_doors","vin":"${VIN}"}`;
+    const { stdout } = await promisify(execFile)('sh', ['-c', `printf '%s' '${body}' | openssl dgst -sha256 -hmac '${SECRETS.alphaDispatch.sign}' -r`]);
+    const signature = stdout.split(' ')[0]!.trim();
+    expect((await alpha.send({ vin: VIN, command: 'unlock_doors' }, signature)).status).toBe(200);
+  });
+
+  it('when the application has no sign-secret, then 403 Sign-secret not found.', async () => {
+    await svc.store.db.updateTable('applications').set({ sign_secret_sealed: null }).where('client_id', '=', 'alpha-short').execute();
+    const short = commandClient(svc, await svc.token('alpha-short', SECRETS.alphaShort.client), SECRETS.alphaShort.sign);
+    expect(await short.send({ vin: VIN, command: 'diagnostics' })).toMatchObject({ status: 403, body: { detail: 'Sign-secret not found.' } });
+  });
+
+  it('when GET is given no id, a malformed id, an unknown id, or another application\'s id, then the interface errors', async () => {
+    const auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    for (const path of ['/vehicle-command', '/vehicle-command/']) {
+      expect(await svc.request('GET', path, { headers: auth })).toMatchObject({ status: 400, body: { detail: 'Invalid command ID. Command ID must be a string. At least one command ID is required.' } });
+    }
+    expect(await alpha.status('not-a-uuid')).toMatchObject({ status: 404, body: { detail: 'Command not found.' } });
+    expect(await alpha.status('00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 404, body: { detail: 'Command not found.' } });
+    const mine = (await alpha.send({ vin: VIN, command: 'lock_doors' })).body.id;
+    expect(await reports.status(mine)).toMatchObject({ status: 403, body: { detail: 'Access denied.' } });
+    expect(await beta.status(mine)).toMatchObject({ status: 403, body: { detail: 'Access denied.' } });
+  });
+
+  it('when the automaker fails to start a command, then 502 with the creation shape and the record kept as Error', async () => {
+    cloud.faults.initiateErrorRate = 1;
+    const sendFailed = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    cloud.faults.initiateErrorRate = 0;
+    expect(sendFailed).toMatchObject({ status: 502, body: { vin: VIN, command: 'diagnostics', status: 'Error', detail: 'Failed to send command to the OEM.' } });
+    expect((await alpha.status(sendFailed.body.id)).body).toMatchObject({ status: 'Error', detail: 'Failed to send command to the OEM.' });
+
+    cloud.faults.missingStatusUrlRate = 1;
+    const noUrl = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    cloud.faults.missingStatusUrlRate = 0;
+    expect(noUrl).toMatchObject({ status: 502, body: { status: 'Error', detail: 'Failed to initiate command with the OEM or retrieve status URL.' } });
+  });
+
+  it('when the OEM\'s cloud is unreachable, then 502 Failed to send command to the OEM.', async () => {
+    await svc.store.db.updateTable('vehicles').set({ ownership: 'owned' }).where('vin', '=', ALPHA_VINS[2]).execute();
+    const res = await alpha.send({ vin: ALPHA_VINS[2], command: 'diagnostics' });
+    expect(res).toMatchObject({ status: 502, body: { status: 'Error', detail: 'Failed to send command to the OEM.' } });
+    expect((await alpha.send({ vin: ALPHA_VINS[2], command: 'locate' })).status).toBe(404);
+    await svc.store.db.updateTable('vehicles').set({ ownership: 'rental' }).where('vin', '=', ALPHA_VINS[2]).execute();
+  });
+
+  it('when status calls hang, then the command is retried until its deadline and ends as Command timeout.', async () => {
+    const created = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    cloud.faults.hangStatus = true;
+    try {
+      svc.clock.advance(60_000);
+      await svc.worker.runOnce();
+      expect((await alpha.status(created.body.id)).body.status).toBe('Pending');
+      svc.clock.advance(61_000);
+      await svc.worker.runOnce();
+    } finally {
+      cloud.faults.hangStatus = false;
+    }
+    expect((await alpha.status(created.body.id)).body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+  });
+});
