@@ -68,7 +68,7 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     [{ vin: 'NOT-A-VIN', command: 'diagnostics' }, 404, 'VIN not found or unauthorized access.'],
     [{ vin: ALPHA_VINS[2], command: 'diagnostics' }, 404, 'VIN not found or unauthorized access.'],
     [{ vin: VIN, command: 'self_destruct' }, 404, 'Command not found or unauthorized access.'],
-  ])('when the body is %j, then %i %s', async (body, status, detail) => {
+  ] as [Record<string, unknown>, number, string][])('when the body is %j, then %i %s', async (body, status, detail) => {
     const sig = sign(SECRETS.alphaDispatch.sign, String(body.vin), String(body.command));
     const res = await alpha.send(body, sig);
     expect(res).toMatchObject({ status, body: { detail } });
