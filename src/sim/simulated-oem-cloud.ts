@@ -51,6 +51,9 @@ export class SimulatedOemCloud {
   faults: CloudFaults;
   /** Every initiation received, for tests and the operator's curiosity. */
   readonly received: { id: string; vin: string; command: string }[] = [];
+  /** Status calls for a command that arrived while another for the same command was unanswered. */
+  overlappingPolls = 0;
+  readonly #polling = new Set<string>();
   url = '';
 
   constructor(vehicle: (vin: string) => SimulatedVehicle | undefined, clock: Clock, options: CloudOptions) {
@@ -85,7 +88,16 @@ export class SimulatedOemCloud {
     const path = (req.url ?? '').split('?')[0]!;
     if (req.method === 'POST' && path === '/commands') return this.#initiate(req, res);
     const m = /^\/commands\/([0-9a-f-]{36})$/.exec(path);
-    if (req.method === 'GET' && m) return this.#status(m[1]!, res);
+    if (req.method === 'GET' && m) {
+      const id = m[1]!;
+      if (this.#polling.has(id)) this.overlappingPolls += 1;
+      this.#polling.add(id);
+      try {
+        return await this.#status(id, res);
+      } finally {
+        this.#polling.delete(id);
+      }
+    }
     this.#send(res, 404, { error: 'not found' });
   }
 

@@ -53,6 +53,8 @@ export interface RequestOptions {
 export interface TestService {
   readonly kind: DatabaseKind;
   readonly url: string;
+  /** Where the test database is, to open a second connection (another "instance"). */
+  readonly databaseUrl: string;
   readonly app: FastifyInstance;
   readonly store: StoreConnection;
   readonly keyring: Keyring;
@@ -117,7 +119,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   }
 
   return {
-    kind, url, app, store, keyring, clock, tokenSettings, logs, request, connectorSettings, worker,
+    kind, url, databaseUrl: database.url, app, store, keyring, clock, tokenSettings, logs, request, connectorSettings, worker,
     async useSimulatedCloud(options = {}) {
       const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, 10_000);
       const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: 10, glitchRate: 0, seed: 3 });
