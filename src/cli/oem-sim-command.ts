@@ -8,8 +8,12 @@ import { FleetSimulator } from '../sim/fleet-simulator.js';
 import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.js';
 import { UsageError } from './output.js';
 import { progressBar } from './progress-bar.js';
+import { SimulatedOemCloud } from '../sim/simulated-oem-cloud.js';
 
 interface OemSimOptions {
+  port: string;
+  host: string;
+  latency: string;
   fleet: string;
   ingestUrl: string;
   seed: string;
@@ -28,7 +32,10 @@ function number(value: string, flag: string, min: number, max: number): number {
 
 export function registerOemSim(program: Command): void {
   program.command('oem-sim')
-    .description('run the simulated fleet as its own process, pushing telemetry to a service\'s ingest endpoint')
+    .description('run the simulated automaker cloud and fleet as their own process: the cloud answers commands, the fleet pushes telemetry to a service\'s ingest endpoint')
+    .option('--port <port>', 'port of the simulated automaker cloud (register its URL as the OEM\'s base_url with the http connector)', '8090')
+    .option('--host <host>', 'address of the simulated automaker cloud', '127.0.0.1')
+    .option('--latency <ms>', 'vehicle answer latency range, e.g. 1500-6000', '1500-6000')
     .requiredOption('--fleet <file>', 'fleet file: vehicles of OEMs with the sim connector are simulated')
     .requiredOption('--ingest-url <url>', 'base URL of the service, e.g. http://127.0.0.1:8080')
     .option('--seed <n>', 'seed: the same seed gives the same routes and values', '1')
@@ -59,6 +66,9 @@ export function registerOemSim(program: Command): void {
       const periodSeconds = number(opts.period, '--period', 1, 3600);
       const glitchRate = number(opts.glitchRate, '--glitch-rate', 0, 1);
 
+      const port = number(opts.port, '--port', 0, 65535);
+      const latency = /^(\d+)-(\d+)$/.exec(opts.latency);
+      if (!latency || Number(latency[1]) > Number(latency[2])) throw new UsageError('--latency must be MIN-MAX milliseconds, e.g. 1500-6000');
       const now = systemClock.now();
       let vehicles;
       try {
@@ -70,6 +80,10 @@ export function registerOemSim(program: Command): void {
       if (vehicles.length === 0) throw new UsageError(`${opts.fleet} has no vehicle of an OEM with the sim connector`);
       const logger = createLogger(opts.logLevel as 'info');
       const simulator = new FleetSimulator(vehicles, { ingestUrl: opts.ingestUrl, periodSeconds, glitchRate, seed, logger });
+      const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed });
+      const cloudUrl = await cloud.listen(port, opts.host);
+      logger.info({ url: cloudUrl }, 'simulated automaker cloud listening');
+      process.stderr.write(`simulated automaker cloud: ${cloudUrl}\n`);
       const progress = progressBar('simulated fleet backfill');
       const report = await simulator.runUntil(now, (done, total) => progress.update(done, total));
       progress.finish(`${report.accepted.toLocaleString('en-US')} records stored, ${report.rejected} rejected`);
@@ -80,5 +94,6 @@ export function registerOemSim(program: Command): void {
         process.once('SIGINT', resolve);
       });
       await stop();
+      await cloud.close();
     });
 }

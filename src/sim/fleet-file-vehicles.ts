@@ -1,7 +1,8 @@
 /**
  * The vehicles `telematics oem-sim` drives when run as its own process: from a fleet file, every
- * vehicle of an OEM with the `sim` connector whose `sim.telemetry` is not false. Without a
- * database there is nothing to resume from, so each run starts its vehicles afresh.
+ * vehicle of an OEM with the `sim` connector, or of an `http` OEM that has a `sim` block (an OEM
+ * pointed at this process's cloud); those with `sim.telemetry: false` send nothing but answer
+ * commands. Without a database there is nothing to resume from: each run starts afresh.
  */
 import type { Fleet } from '../domain/fleet-file.js';
 import type { SimulatedFleetVehicle } from './fleet-simulator.js';
@@ -15,14 +16,16 @@ export class MissingIngestKey extends Error {
 
 export function fleetFileVehicles(fleet: Fleet, from: number, fallbackKey: string | undefined): SimulatedFleetVehicle[] {
   const simOems = new Map(fleet.oems.filter((o) => o.connector === 'sim').map((o) => [o.name, o.ingestKey ?? fallbackKey]));
+  const otherOems = new Map(fleet.oems.filter((o) => o.connector !== 'sim').map((o) => [o.name, o.ingestKey ?? fallbackKey]));
   const vehicles: SimulatedFleetVehicle[] = [];
   for (const company of fleet.companies) {
     for (const v of company.vehicles) {
-      if (!simOems.has(v.oem) || v.sim?.telemetry === false) continue;
-      const ingestKey = simOems.get(v.oem);
+      const simulated = simOems.has(v.oem) || (otherOems.has(v.oem) && v.sim);
+      if (!simulated) continue;
+      const ingestKey = simOems.get(v.oem) ?? otherOems.get(v.oem);
       if (ingestKey === undefined) throw new MissingIngestKey(v.oem);
       vehicles.push({
-        oem: v.oem, ingestKey, from,
+        oem: v.oem, ingestKey, from, telemetry: v.sim?.telemetry !== false,
         start: { vin: v.vin, powertrain: v.fuelCapacity ? 'combustion' : 'electric', profile: v.sim?.profile ?? 'normal', tankLiters: v.fuelCapacity ?? 0 },
       });
     }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases.js';
-import { ALPHA_VINS, BETA_VINS, fixtureFleet } from '../support/fixture-fleet.js';
+import { ALPHA_VINS, BETA_VINS, fixtureFleet, SECRETS } from '../support/fixture-fleet.js';
+import { commandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
@@ -29,7 +30,7 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
   });
 
   it('when started with a backfill, then the sim vehicles of the file get that history and it keeps running until SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'oem-sim', '--fleet', fleetFile, '--ingest-url', svc.url, '--backfill', '30m', '--seed', '9', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'oem-sim', '--fleet', fleetFile, '--ingest-url', svc.url, '--backfill', '30m', '--seed', '9', '--log-level', 'warn', '--port', '0', '--latency', '100-200'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => { err += String(c); });
     await new Promise<void>((resolve, reject) => {
@@ -42,6 +43,20 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
         }
       }, 50);
     });
+    // Its automaker cloud answers commands for the same vehicles.
+    svc.connectorSettings.simCloudUrl = /simulated automaker cloud: (http:\/\/\S+)/.exec(err)![1];
+    const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+    const created = await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' });
+    expect(created.body.status).toBe('Pending');
+    let outcome = created;
+    for (let i = 0; i < 50 && outcome.body.status !== 'Success'; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      svc.clock.t = Date.now() + 2000;
+      await svc.worker.runOnce();
+      outcome = await client.status(created.body.id);
+    }
+    expect(outcome.body).toMatchObject({ status: 'Success', detail: { fuel_capacity: 55 } });
+
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
