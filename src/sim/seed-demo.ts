@@ -40,6 +40,8 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string): string {
     'Try it:',
     `  TOKEN=$(curl -s -X POST ${baseUrl}/token -H 'Accept: application/json' -d client_id=${first!.clientId} -d client_secret=${first!.clientSecret} | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,
     `  curl -s ${baseUrl}/vehicle -H "Authorization: Bearer $TOKEN"`,
+    `  SIG=$(printf '{"command":"diagnostics","vin":"9BWZZZ377VT004251"}' | openssl dgst -sha256 -hmac '${first!.signSecret}' -r | cut -d' ' -f1)`,
+    `  curl -s -X POST ${baseUrl}/vehicle-command -H "Authorization: Bearer $TOKEN" -H "X-Signature: $SIG" -H 'Content-Type: application/json' -d '{"vin":"9BWZZZ377VT004251","command":"diagnostics"}'`,
     '',
     `API docs: ${baseUrl}/docs`,
     '',
