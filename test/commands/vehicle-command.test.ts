@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../support/databases.js';
@@ -93,6 +94,13 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
   ])('when X-Signature is %s, then 403 X-Signature invalid.', async (_label, signature) => {
     const res = await alpha.send({ vin: VIN, command: 'diagnostics' }, signature);
     expect(res).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
+  });
+
+  it('when the signature covers the code too, then it is refused: code is never signed', async () => {
+    const first = await alpha.send({ vin: VIN, command: 'enable_ignition' });
+    const withCode = createHmac('sha256', SECRETS.alphaDispatch.sign).update(JSON.stringify({ code: first.body.code, command: 'enable_ignition', vin: VIN })).digest('hex');
+    expect(await alpha.send({ vin: VIN, command: 'enable_ignition', code: first.body.code }, withCode)).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
+    expect((await alpha.send({ vin: VIN, command: 'enable_ignition', code: first.body.code })).status).toBe(200);
   });
 
   it('when the signature is upper-case hex, then it is accepted (D4: either case)', async () => {
