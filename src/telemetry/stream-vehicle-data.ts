@@ -77,20 +77,28 @@ export async function* streamVehicleData(db: Db, plan: VehicleDataPlan): AsyncGe
     let afterTs = -Infinity;
     let first = true;
     for (;;) {
+      // A page is serialized completely before anything is yielded, so its row objects die young
+      // (a scavenge frees them) instead of surviving the yields and being promoted.
+      const chunks: Buffer[] = [];
       const rows = (await readTelemetryPage(db, vin, plan.window.start, plan.window.end, afterTs, PAGE_ROWS, columns)) as Row[];
       for (const row of rows) {
         buffer += (first ? '' : ',') + serialize(row, vinJson);
         first = false;
         if (buffer.length >= CHUNK_BYTES) {
-          yield Buffer.from(buffer);
+          chunks.push(Buffer.from(buffer));
           buffer = '';
-          // better-sqlite3 reads synchronously: without yielding to the event loop here, one
-          // full request held every other request for its whole duration (2.7 s measured).
-          await nextTurn();
         }
       }
-      if (rows.length < PAGE_ROWS) break;
-      afterTs = rows[rows.length - 1]!.ts;
+      const more = rows.length === PAGE_ROWS;
+      if (more) afterTs = rows[rows.length - 1]!.ts;
+      rows.length = 0;
+      for (const chunk of chunks) {
+        yield chunk;
+        // better-sqlite3 reads synchronously: without yielding to the event loop here, one
+        // full request held every other request for its whole duration (2.7 s measured).
+        await nextTurn();
+      }
+      if (!more) break;
     }
     buffer += ']';
   }
