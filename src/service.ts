@@ -65,10 +65,17 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       connectors,
       commandTimeoutMs: config.commandTimeout * 1000,
     });
+    let address: string;
+    try {
+      address = await app.listen({ port: config.port, host: config.host });
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+    // Background work starts only once the service is up, so a failed start leaves nothing running.
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
     const stopCommands = new CommandWorker(store, connectors, clock, undefined, logger).start();
-    const address = await app.listen({ port: config.port, host: config.host });
     const url = address.replace('[::1]', 'localhost');
     if (demo) print(demoBanner(demo, url));
     const simulation = config.sim

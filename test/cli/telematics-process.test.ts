@@ -220,6 +220,15 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     expect(bad.stderr).toBe('telematics: --since must be YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or YYYY-MM-DDTHH:MM:SS±HH:MM\n');
   });
 
+  it('when another serve is started on a port already in use, then it exits at once with a one-line error', async () => {
+    const port = new URL(served.url).port;
+    const started = Date.now();
+    const failure = await run(process.execPath, [BIN, 'serve', '--port', port, '--database', database.url, '--no-sim'], { env, timeout: 15_000 }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('EADDRINUSE');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('when stopped with SIGTERM, then it exits cleanly within 10 s; restarted, it finds the demo again', async () => {
     const stopped = await stop(served.child);
     expect(stopped.code).toBe(0);
