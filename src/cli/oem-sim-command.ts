@@ -11,6 +11,10 @@ import { progressBar } from './progress-bar.js';
 import { SimulatedOemCloud } from '../sim/simulated-oem-cloud.js';
 
 interface OemSimOptions {
+  faultInitiateErrorRate: string;
+  faultMissingStatusUrlRate: string;
+  faultStatusDelay: string;
+  faultHangStatus?: boolean;
   port: string;
   host: string;
   latency: string;
@@ -43,6 +47,10 @@ export function registerOemSim(program: Command): void {
     .option('--backfill <duration>', 'history to generate first, e.g. 2d, 6h, 0', '0')
     .option('--glitch-rate <share>', 'share of samples with one faulty value', '0.002')
     .option('--ingest-key <key>', 'ingest key for OEMs whose key is not in the file (env TELEMATICS_INGEST_KEY)')
+    .option('--fault-initiate-error-rate <share>', 'share of command initiations the cloud answers with 500', '0')
+    .option('--fault-missing-status-url-rate <share>', 'share of initiations answered without a status URL', '0')
+    .option('--fault-status-delay <ms>', 'delay added to every status call', '0')
+    .option('--fault-hang-status', 'status calls never answer')
     .option('--log-level <level>', 'log level', 'info')
     .action(async (opts: OemSimOptions) => {
       let text: string;
@@ -80,7 +88,13 @@ export function registerOemSim(program: Command): void {
       if (vehicles.length === 0) throw new UsageError(`${opts.fleet} has no vehicle of an OEM with the sim connector`);
       const logger = createLogger(opts.logLevel as 'info');
       const simulator = new FleetSimulator(vehicles, { ingestUrl: opts.ingestUrl, periodSeconds, glitchRate, seed, logger });
-      const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed });
+      const faults = {
+        initiateErrorRate: number(opts.faultInitiateErrorRate, '--fault-initiate-error-rate', 0, 1),
+        missingStatusUrlRate: number(opts.faultMissingStatusUrlRate, '--fault-missing-status-url-rate', 0, 1),
+        statusDelayMs: number(opts.faultStatusDelay, '--fault-status-delay', 0, 600_000),
+        hangStatus: opts.faultHangStatus === true,
+      };
+      const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed, faults });
       const cloudUrl = await cloud.listen(port, opts.host);
       logger.info({ url: cloudUrl }, 'simulated automaker cloud listening');
       process.stderr.write(`simulated automaker cloud: ${cloudUrl}\n`);
