@@ -114,9 +114,9 @@ async function startConfirmation(deps: CommandServiceDeps, principal: Principal,
 /** D5 step 2: exactly one caller with a valid code moves the record to Pending. */
 async function confirm(deps: CommandServiceDeps, principal: Principal, vin: string, command: string, code: unknown, now: number): Promise<CommandRow> {
   const db = deps.store.db;
-  const text = typeof code === 'string' ? code : String(code);
-  const candidates = await listConfirmations(db, principal.applicationId, vin, command, now - CONFIRMATION_LOOKBACK_MS);
-  const match = candidates.find((c) => verifySecret(codeHashInput(c.id, text), c.code_hash!, deps.keyring.master));
+  // A code that is not a string (a number would lose leading zeros) is simply a wrong code.
+  const candidates = typeof code === 'string' ? await listConfirmations(db, principal.applicationId, vin, command, now - CONFIRMATION_LOOKBACK_MS) : [];
+  const match = candidates.find((c) => verifySecret(codeHashInput(c.id, code as string), c.code_hash!, deps.keyring.master));
   if (!match) {
     await countWrongCode(db, principal.applicationId, vin, command);
     throw new ServiceError(errors.confirmationInvalid);

@@ -20,7 +20,7 @@ export type CommandErrorReason = keyof typeof COMMAND_ERROR_TEXTS;
 
 /** An automaker reason we do not know counts as its own internal failure. */
 export function commandErrorText(reason: unknown): string {
-  return typeof reason === 'string' && reason in COMMAND_ERROR_TEXTS
+  return typeof reason === 'string' && Object.hasOwn(COMMAND_ERROR_TEXTS, reason)
     ? COMMAND_ERROR_TEXTS[reason as CommandErrorReason]
     : COMMAND_ERROR_TEXTS.internal;
 }

@@ -3,7 +3,7 @@
  * parameters) is acceptable. A range with `q=0` is a refusal, and the most specific range that
  * matches JSON decides (RFC 9110 §12.5.1): `application/json;q=0, *\/*` refuses JSON.
  */
-const SPECIFICITY: Readonly<Record<string, number>> = { 'application/json': 3, 'application/*': 2, '*/*': 1 };
+const SPECIFICITY: ReadonlyMap<string, number> = new Map([['application/json', 3], ['application/*', 2], ['*/*', 1]]);
 
 export function acceptsJson(header: string | undefined): boolean {
   if (header === undefined || header.trim() === '') return true;
@@ -11,7 +11,7 @@ export function acceptsJson(header: string | undefined): boolean {
   let accepted = false;
   for (const part of header.split(',')) {
     const [range = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const specificity = SPECIFICITY[range] ?? 0;
+    const specificity = SPECIFICITY.get(range) ?? 0;
     if (specificity === 0 || specificity < best) continue;
     const q = params.find((p) => p.startsWith('q='));
     const allows = q === undefined || Number(q.slice(2)) > 0;

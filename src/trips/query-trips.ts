@@ -63,7 +63,7 @@ export async function queryVehicleTrips(db: Db, companyId: string, request: Vehi
   const vehicles = await listCompanyVehiclesByVin(db, companyId, vins.filter(isValidVin));
   if (vehicles.size !== vins.length) throw new ServiceError(errors.vinNotFound);
   const datapoints = [...new Set(request.datapoints)];
-  const unknown = datapoints.find((d) => !(d in TRIP_FIELDS));
+  const unknown = datapoints.find((d) => !Object.hasOwn(TRIP_FIELDS, d));
   if (unknown !== undefined) throw new ServiceError(errors.unknownDatapoint, { name: unknown });
 
   const fields = datapoints.map((d) => [d, TRIP_FIELDS[d]!] as const);

@@ -58,6 +58,14 @@ describe.each(DATABASE_KINDS)('two-step confirmation (D5) on %s', (kind) => {
     expect((await alpha.send({ vin: VIN, command: 'disable_ignition', code: first.code })).status).toBe(200);
   });
 
+  it.each([[{ toString: 1 }], [[{ toString: 1 }]], [123456], [null], [true]])('when the code is not a string (%j), then 400 Confirmation invalid, never a 5xx', async (code) => {
+    await step1();
+    const res = await alpha.send({ vin: VIN, command: 'disable_ignition', code });
+    // null means "no code": a new confirmation starts.
+    if (code === null) expect(res.body.status).toBe('Confirmation');
+    else expect(res).toMatchObject({ status: 400, body: { detail: 'Confirmation invalid' } });
+  });
+
   it('when the code is older than 5 minutes, then it is invalid', async () => {
     const first = await step1(alpha, OTHER_VIN, 'enable_ignition');
     const t = svc.clock.t;

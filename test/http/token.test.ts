@@ -51,7 +51,7 @@ describe.each(DATABASE_KINDS)('POST /token on %s', (kind) => {
     expect(res.status).toBe(200);
   });
 
-  it.each(['text/html', 'application/xml', 'application/json;q=0', 'application/json;q=0, */*'])('when Accept is %s, then 406', async (accept) => {
+  it.each(['text/html', 'application/xml', 'application/json;q=0', 'application/json;q=0, */*', 'constructor', '__proto__'])('when Accept is %s, then 406', async (accept) => {
     const res = await svc.request('POST', '/token', { form: { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client }, headers: { accept } });
     expect(res.status).toBe(406);
     expect(res.body).toEqual({ detail: 'The Accept header must allow application/json.' });

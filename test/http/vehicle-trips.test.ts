@@ -97,6 +97,9 @@ describe.each(DATABASE_KINDS)('trips on %s', (kind) => {
     [{ vins: [ALPHA_VINS[0]], datapoints: ['duration'], start_date: '2026-11-19T12:00:00', end_date: '2026-11-19T11:00:00' }, 400, 'start_date is greater than end_date.'],
     [{ vins: [ALPHA_VINS[0]], datapoints: ['duration'], start_date: 'last week' }, 400, 'Invalid start_date: use YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS or YYYY-MM-DDTHH:MM:SS±HH:MM.'],
     [{ vins: [ALPHA_VINS[0]] }, 400, 'Invalid request: body must have required property \'datapoints\'.'],
+    [{ vins: [ALPHA_VINS[0]], datapoints: ['__proto__'] }, 400, 'Unknown datapoint: __proto__.'],
+    [{ vins: [ALPHA_VINS[0]], datapoints: ['constructor'] }, 400, 'Unknown datapoint: constructor.'],
+    [{ vins: [ALPHA_VINS[0]], datapoints: ['valueOf'] }, 400, 'Unknown datapoint: valueOf.'],
   ])('when the request is %j, then %i %s', async (body, status, detail) => {
     expect(await query(body)).toMatchObject({ status, body: { detail } });
   });
