@@ -57,13 +57,19 @@ async function detectChunk(
       if (trip) trips.push(trip);
     }
     const caughtUp = rows.length < CHUNK;
-    // Data stopped: close the open trip, but only once no record can still arrive inside the gap.
+    let last = rows.at(-1)?.ts ?? after;
+    // Data stopped: close the open trip. That decision rests on there being no record up to the
+    // horizon, so the cursor moves to the horizon: a buffered record arriving later for that
+    // stretch makes detection rewind instead of starting a second trip.
     if (caughtUp) {
-      const trip = detector.flush(now - settings.latenessMs);
-      if (trip) trips.push(trip);
+      const horizon = now - settings.latenessMs;
+      const trip = detector.flush(horizon);
+      if (trip) {
+        trips.push(trip);
+        last = Math.max(last, horizon);
+      }
     }
     await insertTrips(trx, vin, trips, now);
-    const last = rows.at(-1)?.ts ?? after;
     await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };
   });

@@ -126,6 +126,32 @@ describe.each(DATABASE_KINDS)('trips on %s', (kind) => {
     expect(await tripsOf(ALPHA_VINS[1])).toEqual(await tripsOf(ALPHA_VINS[0]));
   });
 
+  it('when a vehicle loses coverage mid-trip and uploads its buffered records after the gap closed the trip, then it is still one trip', async () => {
+    const vin = BETA_VINS[1];
+    const start = T0 - 3 * HOUR;
+    const records = toIngest(vin, syntheticDrive(start, [stand(10 * MIN), move(50, 20 * MIN), stand(10 * MIN)]));
+    const cut = start + 17 * 60_000;
+    const clockWas = svc.clock.t;
+    try {
+      // Live until minute 17, then silence: 13 minutes later the open trip is closed by the gap rule.
+      svc.clock.t = cut;
+      await svc.ingest(records.filter((r) => Date.parse(r.date_time) <= cut));
+      await detect();
+      svc.clock.t = cut + 13 * 60_000;
+      await detect();
+      expect(await svc.store.db.selectFrom('trips').select('start_ts').where('vin', '=', vin).execute()).toHaveLength(1);
+      // Then the buffered minutes arrive, and the rest of the drive.
+      svc.clock.t = start + 45 * 60_000;
+      await svc.ingest(records.filter((r) => Date.parse(r.date_time) > cut));
+      await detect();
+    } finally {
+      svc.clock.t = clockWas;
+    }
+    await detect();
+    const trips = await svc.store.db.selectFrom('trips').select(['start_ts', 'end_ts']).where('vin', '=', vin).execute();
+    expect(trips).toEqual([{ start_ts: start + (10 * MIN + 10) * 1000, end_ts: start + 30 * MIN * 1000 }]);
+  });
+
   it('when detection stops mid-trip and starts again (a restart), then no trip is lost or doubled', async () => {
     const records = toIngest(BETA_VINS[0], drive);
     const middleOfFirstTrip = DAY_START + 40 * 60_000;
