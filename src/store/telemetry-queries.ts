@@ -61,6 +61,12 @@ export async function anyTelemetry(db: Db, vins: readonly string[], start: numbe
   return false;
 }
 
+/** The oldest instant stored for a VIN. */
+export async function oldestTelemetryTs(db: Db, vin: string): Promise<number | undefined> {
+  const row = await db.selectFrom('telemetry').select('ts').where('vin', '=', vin).orderBy('ts').limit(1).executeTakeFirst();
+  return row?.ts;
+}
+
 /** The latest instant stored for a VIN. */
 export async function latestTelemetryTs(db: Db, vin: string): Promise<number | undefined> {
   const row = await db.selectFrom('telemetry').select('ts').where('vin', '=', vin).orderBy('ts', 'desc').limit(1).executeTakeFirst();

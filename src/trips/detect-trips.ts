@@ -12,6 +12,7 @@
  */
 import { emptyTripState, TripDetector, type DetectedTrip, type TripDetectorState, type TripThresholds } from '../domain/trip-detection.js';
 import type { StoreConnection } from '../store/connection.js';
+import { oldestTelemetryTs } from '../store/telemetry-queries.js';
 import {
   claimTripCursor, countTripInputs, deleteTripsStartingFrom, earliestTripEndingFrom, insertTrips, readTripInputs, saveTripCursor,
 } from '../store/trips-queries.js';
@@ -94,4 +95,23 @@ export async function detectTripsForVin(
 /** How many records a VIN's detection has pending (for progress output). */
 export async function pendingTripInputs(store: StoreConnection, vin: string, since: number, now: number, settings: TripDetectionSettings): Promise<number> {
   return countTripInputs(store.db, vin, since - 1, now - settings.latenessMs);
+}
+
+/**
+ * The earliest instant a rebuild of `vin` may start from without deleting trips it cannot detect
+ * again: telemetry is kept days, trips months. The rewind goes back stop + gap before its start
+ * and to the start of any trip ending after that, so both must lie within the stored records.
+ */
+export async function safeRebuildStart(store: StoreConnection, vin: string, since: number, settings: TripDetectionSettings): Promise<number | undefined> {
+  const oldest = await oldestTelemetryTs(store.db, vin);
+  if (oldest === undefined) return undefined;
+  const margin = settings.thresholds.stopMs + settings.thresholds.gapMs;
+  let start = Math.max(since, oldest + margin);
+  for (;;) {
+    const affectedStart = await earliestTripEndingFrom(store.db, vin, start - margin);
+    if (affectedStart === undefined || affectedStart >= oldest) return start;
+    // A trip begun before the oldest record would be cut: start after it instead.
+    const trip = await store.db.selectFrom('trips').select('end_ts').where('vin', '=', vin).where('start_ts', '=', affectedStart).executeTakeFirstOrThrow();
+    start = trip.end_ts + margin + 1000;
+  }
 }
