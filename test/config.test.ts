@@ -36,7 +36,7 @@ describe('configuration', () => {
     expect((error as ConfigError).problems).toEqual([
       '--port must be an integer from 0 to 65535, got "99999"',
       'TELEMATICS_SIM must be true or false, got "maybe"',
-      'TELEMATICS_COMMAND_TIMEOUT must be an integer from 5 to 86400, got "soon"',
+      'TELEMATICS_COMMAND_TIMEOUT must be an integer from 30 to 86400, got "soon"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
       'TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together',
     ]);

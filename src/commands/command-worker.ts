@@ -18,6 +18,8 @@ import { findOem } from '../store/registry-queries.js';
 export interface CommandWorkerSettings {
   /** A claimed command is this worker's for this long; longer than a poll's timeout. */
   readonly leaseMs: number;
+  /** How long past its deadline a command held by a worker may stay Pending (the poll timeout). */
+  readonly deadlineGraceMs?: number;
   readonly batch: number;
   readonly idleIntervalMs: number;
 }
@@ -56,7 +58,7 @@ export class CommandWorker {
     const db = this.#store.db;
     const now = this.#clock.now();
     const pass: WorkerPass = { claimed: 0, finished: 0, expired: 0 };
-    pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout);
+    pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout, this.#settings.deadlineGraceMs ?? 5_000);
     const claimed = await claimDueCommands(db, this.#store.capabilities, this.owner, now, now + this.#settings.leaseMs, this.#settings.batch);
     pass.claimed = claimed.length;
     await Promise.all(claimed.map(async (command) => {

@@ -84,12 +84,16 @@ export async function claimDueCommands(
   });
 }
 
-/** Pending past their deadline with no live lease: they end as `Command timeout.` (D6). */
-export async function expireOverdueCommands(db: Db, now: number, detail: string): Promise<number> {
+/**
+ * Pending past their deadline end as `Command timeout.` (D6): at once when no worker holds them,
+ * and `graceMs` later even when one does (its poll is bounded by that), so a worker that died
+ * holding a lease cannot keep a command Pending past its deadline for the rest of the lease.
+ */
+export async function expireOverdueCommands(db: Db, now: number, detail: string, graceMs: number): Promise<number> {
   const result = await db.updateTable('commands')
     .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
     .where('status', '=', 'Pending').where('deadline_at', '<', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

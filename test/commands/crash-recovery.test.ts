@@ -20,7 +20,7 @@ const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 const VINS = Array.from({ length: 5 }, (_, i) => `9BWCRASH00000000${i}`);
 const SIGN = 'crash-test-sign-secret-0123456789abcdefgh';
 const SECRET = 'crash-test-client-secret-0123456789abcdef';
-const TIMEOUT_S = 20;
+const TIMEOUT_S = 30;
 
 function serve(env: NodeJS.ProcessEnv, database: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--no-sim', '--port', '0', '--database', database, '--command-timeout', String(TIMEOUT_S)], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -7,6 +7,7 @@ import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient, sign, type CommandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
+import { claimDueCommands } from '../../src/store/commands-queries.js';
 
 const VIN = ALPHA_VINS[0];
 const SPACED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -151,6 +152,20 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     expect(res).toMatchObject({ status: 502, body: { status: 'Error', detail: 'Failed to send command to the OEM.' } });
     expect((await alpha.send({ vin: ALPHA_VINS[2], command: 'locate' })).status).toBe(404);
     await svc.store.db.updateTable('vehicles').set({ ownership: 'rental' }).where('vin', '=', ALPHA_VINS[2]).execute();
+  });
+
+  it('when the worker holding a command dies, then the command still ends within seconds of its deadline', async () => {
+    const created = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    // Another worker claims it for a long lease and is never heard from again.
+    svc.clock.advance(2000);
+    const claimed = await claimDueCommands(svc.store.db, svc.store.capabilities, 'dead-worker', svc.clock.now(), svc.clock.now() + 10 * 60_000, 50);
+    expect(claimed.map((c) => c.id)).toContain(created.body.id);
+    svc.clock.advance(120_000 - 2000 + 1000);
+    await svc.worker.runOnce();
+    expect((await alpha.status(created.body.id)).body.status).toBe('Pending');
+    svc.clock.advance(5000);
+    await svc.worker.runOnce();
+    expect((await alpha.status(created.body.id)).body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
   });
 
   it('when status calls hang, then the command is retried until its deadline and ends as Command timeout.', async () => {
