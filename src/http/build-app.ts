@@ -25,8 +25,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     bodyLimit: deps.bodyLimit,
-    // Path parameters are VINs and UUIDs; anything past this is refused with 414 before routing.
-    routerOptions: { maxParamLength: 256 },
+    // Path parameters are VINs and UUIDs. Longer ones still reach their route, which answers its
+    // own not-found text after authentication; only absurd ones get 414 before routing.
+    routerOptions: { maxParamLength: 8192 },
     frameworkErrors: handleError,
     // Types are not coerced: a VIN sent as a number is an error, not the string "123".
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },

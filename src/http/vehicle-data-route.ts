@@ -12,7 +12,8 @@ import type { AppDeps } from './app-deps.js';
 const MAX_LISTED = 1000;
 
 const VehicleDataBody = Type.Object({
-  vins: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_LISTED, description: 'Up to 20 VINs (duplicates count once)' }),
+  // No maxItems: any count over 20 must get the interface's text; the body limit bounds the list.
+  vins: Type.Array(Type.String(), { minItems: 1, description: 'Up to 20 VINs (duplicates count once)' }),
   datapoints: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_LISTED, description: 'Datapoint names; see docs/vehicle-data.md' }),
   start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (read at -03:00), or with an explicit offset' })),
   end_date: Type.Optional(Type.String({ description: 'Same formats; at most now, at most 24 h after start_date' })),

@@ -18,7 +18,8 @@ export function vehicleTripsRoute(deps: AppDeps): FastifyPluginAsync {
         tags: ['trips'],
         security: bearerSecurity,
         body: Type.Object({
-          vins: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_LISTED, description: 'Up to 100 VINs (duplicates count once)' }),
+          // No maxItems: any count over 100 gets the same text; the body limit bounds the list.
+          vins: Type.Array(Type.String(), { minItems: 1, description: 'Up to 100 VINs (duplicates count once)' }),
           datapoints: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_LISTED, description: `Any of: ${Object.keys(TRIP_FIELDS).join(', ')}` }),
           start_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD (T00:00:00) or YYYY-MM-DDTHH:MM:SS, at -03:00 unless an offset is given' })),
           end_date: Type.Optional(Type.String({ description: 'YYYY-MM-DD (T23:59:59) or YYYY-MM-DDTHH:MM:SS, at -03:00 unless an offset is given' })),

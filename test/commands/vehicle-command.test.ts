@@ -127,6 +127,7 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
       expect(await svc.request('GET', path, { headers: auth })).toMatchObject({ status: 400, body: { detail: 'Invalid command ID. Command ID must be a string. At least one command ID is required.' } });
     }
     expect(await alpha.status('not-a-uuid')).toMatchObject({ status: 404, body: { detail: 'Command not found.' } });
+    expect(await alpha.status('x'.repeat(1000))).toMatchObject({ status: 404, body: { detail: 'Command not found.' } });
     expect(await alpha.status('00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 404, body: { detail: 'Command not found.' } });
     const mine = (await alpha.send({ vin: VIN, command: 'lock_doors' })).body.id;
     expect(await reports.status(mine)).toMatchObject({ status: 403, body: { detail: 'Access denied.' } });

@@ -107,6 +107,8 @@ describe.each(DATABASE_KINDS)('POST /vehicle-data on %s', (kind) => {
     const many = Array.from({ length: 21 }, (_, i) => `9BWZZZ377VT${String(200000 + i)}`);
     const res = await query({ vins: many, datapoints: ['speed'] });
     expect(res).toMatchObject({ status: 400, body: { detail: 'Too many VINs provided. Maximum allowed is 20.' } });
+    const thousands = await query({ vins: Array.from({ length: 1500 }, (_, i) => `9BWZZZ377VT${String(200000 + i)}`), datapoints: ['speed'] });
+    expect(thousands).toMatchObject({ status: 400, body: { detail: 'Too many VINs provided. Maximum allowed is 20.' } });
     const duplicated = await query({ vins: [...Array(25).fill(ALPHA_VINS[0])], datapoints: ['speed'] });
     expect(duplicated.status).toBe(200);
     expect(Object.keys(duplicated.body)).toEqual([ALPHA_VINS[0]]);
