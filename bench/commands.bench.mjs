@@ -12,12 +12,9 @@
  * postgres:// URL. Load runs in the service's process: it understates both figures alike.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import pg from 'pg';
+import { benchPostgresUrl, createBenchDatabase } from './bench-database.mjs';
 import { CommandWorker } from '../dist/commands/command-worker.js';
 import { systemClock } from '../dist/domain/clock.js';
 import { canonicalCommandBody } from '../dist/domain/command-signature.js';
@@ -35,7 +32,7 @@ import { openStore } from '../dist/store/open-store.js';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
-const PG_URL = args.has('--sqlite-only') ? undefined : [process.env.BENCH_DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u && /^postgres(ql)?:\/\//.test(u));
+const PG_URL = benchPostgresUrl(args);
 const SECONDS = QUICK ? 2 : 10;
 const IN_FLIGHT = 16;
 const VINS = Array.from({ length: 20 }, (_, i) => `9BWCMDBN000${String(i + 1).padStart(6, '0')}`);
@@ -44,23 +41,6 @@ const SECRET = 'bench-command-client-secret-0123456789abcd';
 const signatures = new Map(VINS.map((vin) => [vin, createHmac('sha256', SIGN).update(canonicalCommandBody(vin, 'diagnostics')).digest('hex')]));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 
-async function createDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-cmd-'));
-    return { url: join(dir, 'bench.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `tlm_bench_cmd_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: async () => { const c = new pg.Client({ connectionString: PG_URL }); await c.connect(); await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await c.end(); } };
-}
-
-/** Runs `request` with IN_FLIGHT in parallel for `seconds`; returns completed requests per second. */
 async function load(seconds, request) {
   const end = performance.now() + seconds * 1000;
   let done = 0;
@@ -78,7 +58,7 @@ async function load(seconds, request) {
 }
 
 async function runOn(kind) {
-  const database = await createDatabase(kind);
+  const database = await createBenchDatabase(kind, PG_URL);
   const store = openStore(database.url, { poolSize: 10 });
   const vehicles = new Map(VINS.map((vin) => [vin, new SimulatedVehicle({ vin, powertrain: 'combustion', profile: 'normal', tankLiters: 50 }, 1)]));
   const cloud = new SimulatedOemCloud((vin) => vehicles.get(vin), systemClock, { latencyMs: [0, 0], seed: 1 });

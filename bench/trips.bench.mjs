@@ -16,12 +16,9 @@
  * Runs on dist/ (the npm script builds first). SQLite always; PostgreSQL too when
  * BENCH_DATABASE_URL or TEST_DATABASE_URL is a postgres:// URL, unless --sqlite-only.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import pg from 'pg';
+import { benchPostgresUrl, createBenchDatabase } from './bench-database.mjs';
 import { DEFAULT_TRIP_THRESHOLDS, TripDetector } from '../dist/domain/trip-detection.js';
 import { validateFleetFile } from '../dist/domain/fleet-file.js';
 import { buildApp } from '../dist/http/build-app.js';
@@ -37,7 +34,7 @@ import { detectTripsForVin } from '../dist/trips/detect-trips.js';
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
-const PG_URL = args.has('--sqlite-only') ? undefined : [process.env.BENCH_DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u && /^postgres(ql)?:\/\//.test(u));
+const PG_URL = benchPostgresUrl(args);
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 22, 15, 0, 0);
 const DAYS = QUICK ? 1 : 7;
@@ -80,32 +77,8 @@ function timeDetection(series) {
   return { detectorMs: median(rounds.detector), floorMs: median(rounds.floor), trips, sink };
 }
 
-async function createDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-trips-'));
-    return { url: join(dir, 'bench.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `tlm_bench_trips_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function runOn(kind, series, totalRecords) {
-  const database = await createDatabase(kind);
+  const database = await createBenchDatabase(kind, PG_URL);
   const store = openStore(database.url, { poolSize: 10 });
   try {
     await migrateToLatest(store);

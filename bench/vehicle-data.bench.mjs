@@ -40,8 +40,7 @@
  *
  * The exit code is 0 whether targets are met or not: this is a report. Misses print MISSED.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -49,7 +48,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Session } from 'node:inspector/promises';
 import { Writable } from 'node:stream';
-import pg from 'pg';
+import { createBenchDatabase, benchPostgresUrl } from './bench-database.mjs';
 import { sql } from 'kysely';
 import { DATAPOINT_NAMES } from '../dist/domain/datapoints.js';
 import { validateFleetFile } from '../dist/domain/fleet-file.js';
@@ -80,8 +79,7 @@ for (const a of argv) {
 const QUICK = argv.has('--quick');
 /** CPU-profile the timed HTTP read rounds (timings are then inflated; use for where, not how fast). */
 const PROFILE = argv.has('--profile');
-const PG_ADMIN_URL = argv.has('--sqlite-only') ? undefined
-  : [process.env.BENCH_DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u && /^postgres(ql)?:\/\//i.test(u));
+const PG_ADMIN_URL = benchPostgresUrl(argv);
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -293,35 +291,6 @@ async function startProfiler() {
 // ---------------------------------------------------------------------------------------------
 // Databases and the service
 
-async function createDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'telematics-bench-'));
-    return { url: join(dir, 'bench.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `tlm_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
-
 function benchFleet() {
   return {
     plans: [{ name: 'full', datapoints: '*', commands: '*' }],
@@ -340,7 +309,7 @@ function benchFleet() {
 }
 
 async function startService(kind) {
-  const database = await createDatabase(kind);
+  const database = await createBenchDatabase(kind, PG_ADMIN_URL);
   const store = openStore(database.url, { poolSize: POOL_SIZE });
   await migrateToLatest(store);
   const keyring = keyringFromDocument(generateKeyringDocument(), 'bench');
