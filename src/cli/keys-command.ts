@@ -1,6 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { generateKeyringDocument } from '../security/keyring.js';
+import { writeNewKeyringFile } from '../security/keyring-file.js';
 import { UsageError } from './output.js';
 
 export function registerKeys(program: Command): void {
@@ -10,7 +9,7 @@ export function registerKeys(program: Command): void {
     .description('create a keys file (JWT signing key and master key) with mode 0600')
     .action((file: string) => {
       try {
-        writeFileSync(file, `${JSON.stringify(generateKeyringDocument(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+        writeNewKeyringFile(file);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new UsageError(code === 'EEXIST' ? `${file} already exists; refusing to overwrite keys` : `cannot write ${file}: ${code}`);

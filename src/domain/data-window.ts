@@ -4,7 +4,7 @@
  * exactly 7 days back and an end equal to now are all accepted.
  */
 import { errors, ServiceError } from './errors.js';
-import { ACCEPTED_DATE_FORMATS, parseInputDate } from './time.js';
+import { ACCEPTED_DATE_FORMATS, parseInputDate, type ParsedInputDate } from './time.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -17,17 +17,18 @@ export interface DataWindow {
   readonly end: number;
 }
 
-function parseField(name: 'start_date' | 'end_date', value: string | undefined): number | undefined {
+/** A `start_date` or `end_date` of a request (D1 formats); 400 naming the formats otherwise. */
+export function parseDateField(name: 'start_date' | 'end_date', value: string | undefined): ParsedInputDate | undefined {
   if (value === undefined) return undefined;
   const parsed = parseInputDate(value);
   if (!parsed) throw new ServiceError(errors.invalidDate, { field: name, formats: ACCEPTED_DATE_FORMATS });
-  return parsed.epochMs;
+  return parsed;
 }
 
 /** Resolves the window for `now`; throws the interface's errors in D7's order. */
 export function resolveDataWindow(startText: string | undefined, endText: string | undefined, now: number): DataWindow {
-  const givenStart = parseField('start_date', startText);
-  const givenEnd = parseField('end_date', endText);
+  const givenStart = parseDateField('start_date', startText)?.epochMs;
+  const givenEnd = parseDateField('end_date', endText)?.epochMs;
   const given = [givenStart, givenEnd].filter((t): t is number => t !== undefined);
   if (given.some((t) => t > now)) throw new ServiceError(errors.dateInFuture);
   if (given.some((t) => t < now - AVAILABILITY_MS)) throw new ServiceError(errors.dateOutOfRange);

@@ -25,6 +25,13 @@ export function readKeyringFile(path: string): Keyring {
   return keyringFromDocument(doc, `keys file ${path}`);
 }
 
+/** Writes a new keys file with mode 0600; exclusive: an existing file is never overwritten (EEXIST). */
+export function writeNewKeyringFile(path: string): void {
+  writeFileSync(path, `${JSON.stringify(generateKeyringDocument(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  // The mode given to writeFileSync is filtered by the umask; make it exact.
+  chmodSync(path, 0o600);
+}
+
 /** Creates the keys file if it does not exist (exclusive create: two starting processes cannot both write it). */
 export function ensureKeyringFile(path: string): { keyring: Keyring; created: boolean } {
   let created = false;
@@ -33,8 +40,7 @@ export function ensureKeyringFile(path: string): { keyring: Keyring; created: bo
   } catch {
     mkdirSync(dirname(path), { recursive: true });
     try {
-      writeFileSync(path, `${JSON.stringify(generateKeyringDocument(), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(path, 0o600);
+      writeNewKeyringFile(path);
       created = true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

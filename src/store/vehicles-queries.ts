@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { isValidVin } from '../domain/vin.js';
 
 export interface VehicleRecord {
   readonly vin: string;
@@ -46,9 +47,13 @@ export function findVehicle(db: Db, vin: string): Promise<VehicleRecord | undefi
   return vehicleQuery(db).where('v.vin', '=', vin).executeTakeFirst();
 }
 
-/** The company's vehicles among `vins`, by VIN; VINs of other companies are simply absent. */
-export async function listCompanyVehiclesByVin(db: Db, companyId: string, vins: readonly string[]): Promise<Map<string, VehicleRecord>> {
-  if (vins.length === 0) return new Map();
-  const rows = await vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', 'in', [...vins]).execute();
-  return new Map(rows.map((r) => [r.vin, r]));
+/**
+ * The company's vehicles for every one of `vins` (distinct), by VIN; undefined when any VIN is
+ * malformed, unknown or another company's, which callers answer as `VIN not found…`.
+ */
+export async function findAllCompanyVehicles(db: Db, companyId: string, vins: readonly string[]): Promise<Map<string, VehicleRecord> | undefined> {
+  const wellFormed = vins.filter(isValidVin);
+  if (wellFormed.length !== vins.length) return undefined;
+  const rows = wellFormed.length === 0 ? [] : await vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', 'in', wellFormed).execute();
+  return rows.length === vins.length ? new Map(rows.map((r) => [r.vin, r])) : undefined;
 }

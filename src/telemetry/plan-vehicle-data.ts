@@ -7,11 +7,10 @@ import { resolveDataWindow, type DataWindow } from '../domain/data-window.js';
 import { isKnownDatapoint } from '../domain/datapoints.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
-import { isValidVin } from '../domain/vin.js';
 import type { Db } from '../store/connection.js';
 import { findCompany, findPlan, listOems } from '../store/registry-queries.js';
 import { anyTelemetry } from '../store/telemetry-queries.js';
-import { listCompanyVehiclesByVin } from '../store/vehicles-queries.js';
+import { findAllCompanyVehicles } from '../store/vehicles-queries.js';
 
 export const MAX_VINS = 20;
 
@@ -37,8 +36,8 @@ export async function planVehicleData(db: Db, companyId: string, request: Vehicl
   if (vins.length > MAX_VINS) throw new ServiceError(errors.tooManyVins);
   const window = resolveDataWindow(request.start_date, request.end_date, now);
 
-  const vehicles = await listCompanyVehiclesByVin(db, companyId, vins.filter(isValidVin));
-  if (vehicles.size !== vins.length) throw new ServiceError(errors.vinNotFound);
+  const vehicles = await findAllCompanyVehicles(db, companyId, vins);
+  if (!vehicles) throw new ServiceError(errors.vinNotFound);
 
   const datapoints = unique(request.datapoints);
   const unknown = datapoints.find((d) => !isKnownDatapoint(d));

@@ -5,11 +5,11 @@
  * oldest trip kept.
  */
 import { errors, ServiceError } from '../domain/errors.js';
-import { ACCEPTED_DATE_FORMATS, formatDuration, formatIsoLocal, parseInputDate } from '../domain/time.js';
-import { isValidVin } from '../domain/vin.js';
+import { formatDuration, formatIsoLocal } from '../domain/time.js';
+import { parseDateField } from '../domain/data-window.js';
 import type { Db } from '../store/connection.js';
 import { listTripsOverlapping, type TripRow } from '../store/trips-queries.js';
-import { listCompanyVehiclesByVin } from '../store/vehicles-queries.js';
+import { findAllCompanyVehicles } from '../store/vehicles-queries.js';
 
 export const MAX_TRIP_VINS = 100;
 const DAY_MS = 86_400_000;
@@ -41,16 +41,11 @@ export interface VehicleTripsRequest {
   readonly end_date?: string | undefined;
 }
 
-function parseBound(name: 'start_date' | 'end_date', text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const parsed = parseInputDate(text);
-  if (!parsed) throw new ServiceError(errors.invalidDate, { field: name, formats: ACCEPTED_DATE_FORMATS });
-  return parsed.dateOnly && name === 'end_date' ? parsed.epochMs + DAY_MS - 1000 : parsed.epochMs;
-}
-
 export function resolveTripPeriod(startText: string | undefined, endText: string | undefined, now: number): { start: number; end: number } {
-  const start = parseBound('start_date', startText);
-  const end = parseBound('end_date', endText);
+  const start = parseDateField('start_date', startText)?.epochMs;
+  const parsedEnd = parseDateField('end_date', endText);
+  // D9: a date-only end_date means T23:59:59 of that day.
+  const end = parsedEnd && (parsedEnd.dateOnly ? parsedEnd.epochMs + DAY_MS - 1000 : parsedEnd.epochMs);
   if (start === undefined && end === undefined) return { start: now - 7 * DAY_MS, end: now };
   if (start !== undefined && end !== undefined && start > end) throw new ServiceError(errors.startAfterEnd);
   return { start: start ?? 0, end: end ?? now };
@@ -60,8 +55,7 @@ export async function queryVehicleTrips(db: Db, companyId: string, request: Vehi
   const vins = [...new Set(request.vins)];
   if (vins.length > MAX_TRIP_VINS) throw new ServiceError(errors.tooManyTripVins);
   const period = resolveTripPeriod(request.start_date, request.end_date, now);
-  const vehicles = await listCompanyVehiclesByVin(db, companyId, vins.filter(isValidVin));
-  if (vehicles.size !== vins.length) throw new ServiceError(errors.vinNotFound);
+  if (!(await findAllCompanyVehicles(db, companyId, vins))) throw new ServiceError(errors.vinNotFound);
   const datapoints = [...new Set(request.datapoints)];
   const unknown = datapoints.find((d) => !Object.hasOwn(TRIP_FIELDS, d));
   if (unknown !== undefined) throw new ServiceError(errors.unknownDatapoint, { name: unknown });
