@@ -5,15 +5,18 @@
  */
 import { errors, ServiceError } from '../domain/errors.js';
 import type { Db } from '../store/connection.js';
-import { findApplicationById } from '../store/applications-queries.js';
+import { findApplicationById, type ApplicationRow } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
+import type { VerifiedTokenCache } from './verified-token-cache.js';
 
 /** Who is calling: the application and its company. */
 export interface Principal {
   readonly applicationId: string;
   readonly clientId: string;
   readonly companyId: string;
+  /** The application's row as read for this request (its sign-secret is checked by commands). */
+  readonly application: ApplicationRow;
 }
 
 /**
@@ -28,7 +31,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 export async function authenticateBearer(
-  db: Db, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number,
+  db: Db, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number, verified?: VerifiedTokenCache,
 ): Promise<{ principal: Principal } | { rejected: ServiceError; reason: string }> {
   let token: string | undefined;
   try {
@@ -38,14 +41,18 @@ export async function authenticateBearer(
   }
   if (token === undefined) return { rejected: new ServiceError(errors.notAuthenticated), reason: 'no bearer token' };
   try {
-    const claims = await verifyAccessToken(token, now, keyring.jwt, settings);
+    let claims = verified?.get(token, now);
+    if (claims === undefined) {
+      claims = await verifyAccessToken(token, now, keyring.jwt, settings);
+      verified?.set(token, claims);
+    }
     const app = await findApplicationById(db, claims.applicationId);
     if (!app) return { rejected: new ServiceError(errors.invalidToken), reason: 'application no longer exists' };
     if (app.enabled !== 1) return { rejected: new ServiceError(errors.invalidToken), reason: 'application disabled' };
     if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {
       return { rejected: new ServiceError(errors.invalidToken), reason: 'credentials changed since the token was issued' };
     }
-    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id } };
+    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, application: app } };
   } catch (error) {
     if (error instanceof TokenRejected) return { rejected: new ServiceError(errors.invalidToken), reason: error.message };
     throw error;

@@ -20,13 +20,11 @@ import { OemFailure } from '../oem/oem-connector.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
-import { findApplicationById } from '../store/applications-queries.js';
 import {
   countWrongCode, findCommand, finishCommand, insertCommand, listConfirmations, markInitiated, useConfirmation, type CommandRow,
 } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
-import { findCompany, findOem, findPlan } from '../store/registry-queries.js';
-import { findCompanyVehicle } from '../store/vehicles-queries.js';
+import { findCommandTarget } from '../store/vehicles-queries.js';
 import { verifyCommandSignature } from './verify-command-signature.js';
 
 export interface CommandServiceDeps {
@@ -60,36 +58,32 @@ export async function createCommand(
   if (!nonEmptyString(vin)) throw new ServiceError(errors.vinMissing);
   if (!nonEmptyString(command)) throw new ServiceError(errors.commandMissing);
 
-  const app = await findApplicationById(db, principal.applicationId);
-  if (!app) throw new ServiceError(errors.invalidToken);
-  verifyCommandSignature(app, deps.keyring, vin, command, signature);
+  // The application as authentication read it for this request: no second read.
+  verifyCommandSignature(principal.application, deps.keyring, vin, command, signature);
 
-  const vehicle = isValidVin(vin) ? await findCompanyVehicle(db, principal.companyId, vin) : undefined;
-  if (!vehicle || vehicle.ownership === 'rental') throw new ServiceError(errors.vinNotFound);
+  const target = isValidVin(vin) ? await findCommandTarget(db, principal.companyId, vin) : undefined;
+  if (!target || target.ownership === 'rental') throw new ServiceError(errors.vinNotFound);
 
-  const oem = await findOem(db, vehicle.oem);
-  const company = await findCompany(db, principal.companyId);
-  const plan = company ? await findPlan(db, company.plan) : undefined;
-  const available = isKnownCommand(command) && oem !== undefined && plan !== undefined
-    && allows(parseNameSet(oem.commands), command) && allows(parseNameSet(plan.commands), command);
+  const available = isKnownCommand(command) && target.connector !== null && target.oemCommands !== null && target.planCommands !== null
+    && allows(parseNameSet(target.oemCommands), command) && allows(parseNameSet(target.planCommands), command);
   if (!available) throw new ServiceError(errors.commandUnavailable);
 
-  let record: CommandRow;
+  let record: { id: string; vin: string; command: string; created_at: number };
   if (CONFIRMED_COMMANDS.has(command)) {
-    if (code === undefined || code === null) return { status: 200, body: await startConfirmation(deps, principal, vehicle.vin, vehicle.oem, command, now) };
-    record = await confirm(deps, principal, vehicle.vin, command, code, now);
+    if (code === undefined || code === null) return { status: 200, body: await startConfirmation(deps, principal, target.vin, target.oem, command, now) };
+    record = await confirm(deps, principal, target.vin, command, code, now);
   } else {
-    const id = randomUUID();
+    record = { id: randomUUID(), vin: target.vin, command, created_at: now };
     await insertCommand(db, {
-      id, application_id: principal.applicationId, company_id: principal.companyId, vin: vehicle.vin, oem: vehicle.oem, command,
+      id: record.id, application_id: principal.applicationId, company_id: principal.companyId, vin: target.vin, oem: target.oem, command,
       status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
     });
-    record = (await findCommand(db, id))!;
   }
 
   const base = { id: record.id, vin: record.vin, command: record.command };
   try {
-    const { statusUrl } = await deps.connectors.for(oem!).initiate({ commandId: record.id, vin: record.vin, command: record.command });
+    const connector = deps.connectors.for({ connector: target.connector!, base_url: target.baseUrl });
+    const { statusUrl } = await connector.initiate({ commandId: record.id, vin: record.vin, command: record.command });
     await markInitiated(db, record.id, statusUrl, clock.now() + FIRST_POLL_MS);
     return { status: 200, body: { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) } };
   } catch (error) {

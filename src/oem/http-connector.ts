@@ -5,6 +5,7 @@
  * URL (a hostile automaker answer cannot make us fetch elsewhere), without following redirects,
  * with a timeout and a cap on the size read.
  */
+import { HttpExchange, type ExchangeAnswer } from './http-exchange.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from './oem-connector.js';
 
 export interface HttpConnectorSettings {
@@ -17,31 +18,20 @@ export interface HttpConnectorSettings {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-async function readJson(response: Response): Promise<unknown> {
-  const reader = response.body?.getReader();
-  if (!reader) return undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new Error('automaker answer too large');
-    }
-    chunks.push(value);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
+/** The answer's JSON; throws on an empty or unparsable body. */
+const parseJson = (body: Buffer): unknown => JSON.parse(body.toString('utf8'));
 
 export class HttpConnector implements OemConnector {
   readonly #settings: HttpConnectorSettings;
   readonly #origin: string;
+  readonly #commandsUrl: URL;
+  readonly #http: HttpExchange;
 
-  constructor(settings: HttpConnectorSettings) {
+  constructor(settings: HttpConnectorSettings, http = new HttpExchange()) {
     this.#settings = settings;
     this.#origin = new URL(settings.baseUrl).origin;
+    this.#commandsUrl = new URL('commands', settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`);
+    this.#http = http;
   }
 
   #headers(): Record<string, string> {
@@ -49,23 +39,25 @@ export class HttpConnector implements OemConnector {
   }
 
   async initiate(request: CommandRequest): Promise<{ statusUrl: string }> {
-    let response: Response;
+    let response: ExchangeAnswer;
     try {
-      response = await fetch(new URL('commands', this.#settings.baseUrl.endsWith('/') ? this.#settings.baseUrl : `${this.#settings.baseUrl}/`), {
+      response = await this.#http.send(this.#commandsUrl, {
         method: 'POST',
         headers: { ...this.#headers(), 'content-type': 'application/json' },
         body: JSON.stringify({ id: request.commandId, vin: request.vin, command: request.command }),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#settings.initiateTimeoutMs),
+        timeoutMs: this.#settings.initiateTimeoutMs,
+        maxBytes: MAX_BODY_BYTES,
       });
     } catch (error) {
+      // An answer too large was an answer: the automaker is there but said nothing usable.
+      if ((error as { tooLarge?: boolean }).tooLarge) throw new OemFailure('initiate', 'unreadable automaker answer: too large');
       throw new OemFailure('send', `automaker unreachable: ${(error as Error).message}`);
     }
     if (response.status >= 500) throw new OemFailure('send', `automaker answered ${response.status}`);
     if (response.status < 200 || response.status >= 300) throw new OemFailure('initiate', `automaker refused with ${response.status}`);
     let body: unknown;
     try {
-      body = await readJson(response);
+      body = parseJson(response.body);
     } catch (error) {
       throw new OemFailure('initiate', `unreadable automaker answer: ${(error as Error).message}`);
     }
@@ -84,12 +76,12 @@ export class HttpConnector implements OemConnector {
 
   async poll(statusUrl: string): Promise<CommandState> {
     if (!this.#sameOrigin(statusUrl)) return { state: 'error', reason: 'internal' };
-    let response: Response;
+    let response: ExchangeAnswer;
     let body: unknown;
     try {
-      response = await fetch(statusUrl, { headers: this.#headers(), redirect: 'manual', signal: AbortSignal.timeout(this.#settings.pollTimeoutMs) });
+      response = await this.#http.send(new URL(statusUrl), { method: 'GET', headers: this.#headers(), timeoutMs: this.#settings.pollTimeoutMs, maxBytes: MAX_BODY_BYTES });
       if (response.status >= 500 || response.status === 429) throw new Error(`automaker answered ${response.status}`);
-      body = await readJson(response);
+      body = parseJson(response.body);
     } catch (error) {
       throw new OemFailure('send', `status unavailable: ${(error as Error).message}`);
     }

@@ -8,8 +8,26 @@ const signSecretAad = (applicationId: string) => `application:${applicationId}:s
 export const sealSignSecret = (applicationId: string, secret: string, keyring: Keyring): string =>
   sealSecret(secret, signSecretAad(applicationId), keyring.master);
 
-export const openSignSecret = (applicationId: string, sealed: string, keyring: Keyring): string =>
-  openSecret(sealed, signSecretAad(applicationId), keyring.master);
+/**
+ * Opened sign-secrets by (application, sealed box): every signed command needs its application's
+ * secret, and a sealed box always opens to the same text, so each is decrypted once. A rotated
+ * secret is a new box (a miss); bounded, oldest out first.
+ */
+const openedByKeyring = new WeakMap<Keyring, Map<string, string>>();
+const MAX_OPENED = 1_000;
+
+export function openSignSecret(applicationId: string, sealed: string, keyring: Keyring): string {
+  let opened = openedByKeyring.get(keyring);
+  if (!opened) openedByKeyring.set(keyring, (opened = new Map()));
+  const cacheKey = `${applicationId}\u0000${sealed}`;
+  let secret = opened.get(cacheKey);
+  if (secret === undefined) {
+    secret = openSecret(sealed, signSecretAad(applicationId), keyring.master);
+    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
+    opened.set(cacheKey, secret);
+  }
+  return secret;
+}
 
 export const hashClientSecret = (secret: string, keyring: Keyring): string => hashSecret(secret, keyring.master);
 

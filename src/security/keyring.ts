@@ -80,7 +80,16 @@ export function currentKey(keys: readonly SecretKey[]): SecretKey {
   return key;
 }
 
-/** A sub-key for one purpose, so one master key never serves two algorithms directly. */
+const derivedKeys = new WeakMap<SecretKey, Map<string, Buffer>>();
+
+/**
+ * A sub-key for one purpose, so one master key never serves two algorithms directly. HKDF is
+ * deterministic, so each (key, purpose) is derived once per process; callers must not modify it.
+ */
 export function deriveKey(master: SecretKey, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', master.key, Buffer.alloc(0), `telematics:${purpose}`, KEY_BYTES));
+  let byPurpose = derivedKeys.get(master);
+  if (!byPurpose) derivedKeys.set(master, (byPurpose = new Map()));
+  let key = byPurpose.get(purpose);
+  if (!key) byPurpose.set(purpose, (key = Buffer.from(hkdfSync('sha256', master.key, Buffer.alloc(0), `telematics:${purpose}`, KEY_BYTES))));
+  return key;
 }

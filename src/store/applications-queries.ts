@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import type { ApplicationsTable } from './schema.js';
+import { compiledQuery } from './compiled-query.js';
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
 
@@ -12,8 +13,11 @@ export function findApplicationByName(db: Db, companyId: string, name: string): 
   return db.selectFrom('applications').selectAll().where('company_id', '=', companyId).where('name', '=', name).executeTakeFirst();
 }
 
-export function findApplicationById(db: Db, id: string): Promise<ApplicationRow | undefined> {
-  return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+const applicationById = compiledQuery(1, (db, id: string) => db.selectFrom('applications').selectAll().where('id', '=', id));
+
+/** On every authenticated request: compiled once. */
+export async function findApplicationById(db: Db, id: string): Promise<ApplicationRow | undefined> {
+  return (await applicationById(db, id))[0];
 }
 
 export function listApplications(db: Db, companyId?: string): Promise<ApplicationRow[]> {

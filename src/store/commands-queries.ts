@@ -2,19 +2,25 @@
  * Reads and writes of commands. Every state change is one statement guarded by the state it
  * leaves (and, for workers, by the lease it holds), so concurrent callers cannot both win.
  */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
+import { compiledQuery } from './compiled-query.js';
 import type { CommandsTable } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
 
 export type CommandRow = Selectable<CommandsTable>;
 
+/** A literal, not a parameter: SQLite uses the partial index on Pending rows only when it can see the value. */
+const PENDING = sql.lit('Pending');
+
 export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Promise<void> {
   await db.insertInto('commands').values(row).execute();
 }
 
-export function findCommand(db: Db, id: string): Promise<CommandRow | undefined> {
-  return db.selectFrom('commands').selectAll().where('id', '=', id).executeTakeFirst();
+const commandById = compiledQuery(1, (db, id: string) => db.selectFrom('commands').selectAll().where('id', '=', id));
+
+export async function findCommand(db: Db, id: string): Promise<CommandRow | undefined> {
+  return (await commandById(db, id))[0];
 }
 
 /** An application's confirmations for (vin, command) whose codes may still be presented or recognised. */
@@ -28,7 +34,7 @@ export function listConfirmations(db: Db, applicationId: string, vin: string, co
 export async function countWrongCode(db: Db, applicationId: string, vin: string, command: string): Promise<void> {
   await db.updateTable('commands').set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
     .where('application_id', '=', applicationId).where('vin', '=', vin).where('command', '=', command)
-    .where('status', '=', 'Confirmation').where('code_used_at', 'is', null).execute();
+    .where('code_hash', 'is not', null).where('status', '=', 'Confirmation').where('code_used_at', 'is', null).execute();
 }
 
 /** Step 2 of D5: the one caller whose update lands moves the record to Pending. */
@@ -72,7 +78,7 @@ export async function claimDueCommands(
 ): Promise<CommandRow[]> {
   return db.transaction().execute(async (trx) => {
     let q = trx.selectFrom('commands').select('id')
-      .where('status', '=', 'Pending').where('status_url', 'is not', null).where('next_poll_at', '<=', now)
+      .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_poll_at').limit(limit);
     if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
@@ -92,7 +98,7 @@ export async function claimDueCommands(
 export async function expireOverdueCommands(db: Db, now: number, detail: string, graceMs: number): Promise<number> {
   const result = await db.updateTable('commands')
     .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
-    .where('status', '=', 'Pending').where('deadline_at', '<', now)
+    .where('status', '=', PENDING).where('deadline_at', '<', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

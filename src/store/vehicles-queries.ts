@@ -1,4 +1,5 @@
 import type { Db } from './connection.js';
+import { compiledQuery } from './compiled-query.js';
 import { isValidVin } from '../domain/vin.js';
 
 export interface VehicleRecord {
@@ -27,14 +28,17 @@ function vehicleQuery(db: Db) {
     ]);
 }
 
+const companyVehicles = compiledQuery(1, (db, companyId: string) => vehicleQuery(db).where('v.company_id', '=', companyId).orderBy('v.vin'));
+const companyVehicle = compiledQuery(2, (db, companyId: string, vin: string) => vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', '=', vin));
+
 /** A company's vehicles in any status, ordered by VIN. */
 export function listCompanyVehicles(db: Db, companyId: string): Promise<VehicleRecord[]> {
-  return vehicleQuery(db).where('v.company_id', '=', companyId).orderBy('v.vin').execute();
+  return companyVehicles(db, companyId);
 }
 
 /** The vehicle only if it belongs to the company: another company's VIN reads as absent. */
-export function findCompanyVehicle(db: Db, companyId: string, vin: string): Promise<VehicleRecord | undefined> {
-  return vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', '=', vin).executeTakeFirst();
+export async function findCompanyVehicle(db: Db, companyId: string, vin: string): Promise<VehicleRecord | undefined> {
+  return (await companyVehicle(db, companyId, vin))[0];
 }
 
 export function listAllVehicles(db: Db, companyId?: string): Promise<VehicleRecord[]> {
@@ -56,4 +60,32 @@ export async function findAllCompanyVehicles(db: Db, companyId: string, vins: re
   if (wellFormed.length !== vins.length) return undefined;
   const rows = wellFormed.length === 0 ? [] : await vehicleQuery(db).where('v.company_id', '=', companyId).where('v.vin', 'in', wellFormed).execute();
   return rows.length === vins.length ? new Map(rows.map((r) => [r.vin, r])) : undefined;
+}
+
+/** What a command to a company's vehicle needs: its OEM's connector and commands, and the plan's. */
+export interface CommandTarget {
+  readonly vin: string;
+  readonly oem: string;
+  readonly ownership: string;
+  /** Null when the OEM or plan row is missing (the command is then unavailable). */
+  readonly connector: string | null;
+  readonly baseUrl: string | null;
+  readonly oemCommands: string | null;
+  readonly planCommands: string | null;
+}
+
+const commandTarget = compiledQuery(2, (db, companyId: string, vin: string) => db
+  .selectFrom('vehicles as v')
+  .innerJoin('companies as c', 'c.id', 'v.company_id')
+  .leftJoin('oems as o', 'o.name', 'v.oem')
+  .leftJoin('plans as p', 'p.name', 'c.plan')
+  .select([
+    'v.vin as vin', 'v.oem as oem', 'v.ownership as ownership', 'o.connector as connector', 'o.base_url as baseUrl',
+    'o.commands as oemCommands', 'p.commands as planCommands',
+  ])
+  .where('v.company_id', '=', companyId).where('v.vin', '=', vin));
+
+/** One read on the command path: the company's vehicle with its OEM and plan, or undefined. */
+export async function findCommandTarget(db: Db, companyId: string, vin: string): Promise<CommandTarget | undefined> {
+  return (await commandTarget(db, companyId, vin))[0];
 }

@@ -4,6 +4,7 @@ import { registryMigration } from './0001-registry.js';
 import { telemetryMigration } from './0002-telemetry.js';
 import { tripsMigration } from './0003-trips.js';
 import { commandsMigration } from './0004-commands.js';
+import { commandPartialIndexesMigration } from './0005-command-partial-indexes.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -15,6 +16,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0002-telemetry': telemetryMigration(capabilities),
     '0003-trips': tripsMigration,
     '0004-commands': commandsMigration,
+    '0005-command-partial-indexes': commandPartialIndexesMigration,
   });
 }
 

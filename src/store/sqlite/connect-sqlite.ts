@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import { sqliteCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
+import { withStatementCache } from './statement-cache.js';
 
 /**
  * Opens (creating if needed) a SQLite file in WAL mode: readers never wait for the writer, and
@@ -17,7 +18,7 @@ export function connectSqlite(file: string): StoreConnection {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     capabilities: sqliteCapabilities,

@@ -1,0 +1,30 @@
+/**
+ * Kysely's SQLite driver prepares every query it runs; preparing costs more than running the
+ * small indexed queries of the request path. This hands Kysely the same prepared statement for
+ * the same SQL text. A statement still iterating (a stream) is never handed out twice: a fresh
+ * one is prepared instead. Bounded, because texts such as `in (?, ?, …)` vary with their input.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+export function withStatementCache(db: BetterSqlite3.Database, maxStatements = 256): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => {
+      statements.clear();
+      db.close();
+    },
+    prepare(sql: string): SqliteStatement {
+      let statement = statements.get(sql);
+      if (statement === undefined || statement.busy) {
+        statement = db.prepare(sql);
+        if (statements.size >= maxStatements && !statements.has(sql)) {
+          const oldest = statements.keys().next().value;
+          if (oldest !== undefined) statements.delete(oldest);
+        }
+        statements.set(sql, statement);
+      }
+      return statement as unknown as SqliteStatement;
+    },
+  };
+}
