@@ -52,7 +52,7 @@ export async function ingestRecords(
     rows.push(toTelemetryRow(record, now));
   }
   await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
-  await insertTelemetry(store.db, rows);
+  await insertTelemetry(store, rows);
   // Trip detection may already have passed these instants; if so it must go back to them.
   const earliest = new Map<string, number>();
   for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);

@@ -10,6 +10,11 @@ export interface DialectCapabilities {
   readonly concurrentWriters: boolean;
   /** Tables can be partitioned by range and partitions dropped whole (PostgreSQL). */
   readonly rangePartitions: boolean;
+  /**
+   * A bound parameter can be a whole array (`$1::float8[]`), so a batch of any size goes in one
+   * statement of constant text, e.g. `insert … select * from unnest($1, $2, …)` (PostgreSQL).
+   */
+  readonly arrayParameters: boolean;
 }
 
 export const sqliteCapabilities: DialectCapabilities = Object.freeze({
@@ -17,6 +22,7 @@ export const sqliteCapabilities: DialectCapabilities = Object.freeze({
   skipLocked: false,
   concurrentWriters: false,
   rangePartitions: false,
+  arrayParameters: false,
 });
 
 export const postgresCapabilities: DialectCapabilities = Object.freeze({
@@ -24,4 +30,5 @@ export const postgresCapabilities: DialectCapabilities = Object.freeze({
   skipLocked: true,
   concurrentWriters: true,
   rangePartitions: true,
+  arrayParameters: true,
 });

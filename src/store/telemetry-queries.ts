@@ -1,13 +1,58 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { TelemetryRecord } from '../domain/telemetry-record.js';
-import type { Db } from './connection.js';
+import type { Db, StoreConnection } from './connection.js';
 import type { TelemetryTable } from './schema.js';
 
 export type TelemetryRow = Insertable<TelemetryTable>;
 
-/** Rows per INSERT: 26 columns × 500 stays far below both dialects' bound-parameter limits. */
+/** Rows per INSERT without array parameters: 24 columns × 500 stays far below SQLite's bound-parameter limit. */
 const INSERT_CHUNK = 500;
+
+/**
+ * Every telemetry column and the PostgreSQL type of its array parameter, as migration 0002 creates
+ * them (varchar(17), bigint, double precision per number datapoint, text). `satisfies` keeps this
+ * list and schema.ts in step: a column missing or extra here fails to compile.
+ */
+export const UNNEST_COLUMN_TYPES = {
+  vin: 'varchar',
+  ts: 'int8',
+  speed: 'float8',
+  latitude: 'float8',
+  longitude: 'float8',
+  heading: 'float8',
+  rpm: 'float8',
+  odometer: 'float8',
+  fuel_level: 'float8',
+  range: 'float8',
+  left_front_tire_pressure: 'float8',
+  right_front_tire_pressure: 'float8',
+  left_rear_tire_pressure: 'float8',
+  right_rear_tire_pressure: 'float8',
+  oil_level: 'float8',
+  engine_cooling_temperature: 'float8',
+  lv_battery_voltage: 'float8',
+  hv_battery_voltage: 'float8',
+  hv_battery_soc: 'float8',
+  hv_battery_charging_status: 'text',
+  seat_belt_status: 'text',
+  event: 'text',
+  flag: 'text',
+  received_at: 'int8',
+} as const satisfies Record<keyof TelemetryTable, 'varchar' | 'int8' | 'float8' | 'text'>;
+
+const UNNEST_COLUMNS = Object.keys(UNNEST_COLUMN_TYPES) as (keyof TelemetryTable)[];
+
+/**
+ * The PostgreSQL insert: one array parameter per column, so the text is the same for any batch
+ * size (one plan, preparable). pg writes each JS array as an array literal, quoting every element
+ * (commas, quotes, backslashes and non-ASCII survive) and writing null/undefined as NULL; numbers
+ * go as their shortest round-trip decimal, which float8 parses back to the same double.
+ */
+export const INSERT_TELEMETRY_UNNEST_SQL =
+  `insert into telemetry (${UNNEST_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
+  `select * from unnest(${UNNEST_COLUMNS.map((c, i) => `$${i + 1}::${UNNEST_COLUMN_TYPES[c]}[]`).join(', ')}) ` +
+  `on conflict (vin, ts) do nothing`;
 
 export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): TelemetryRow {
   return {
@@ -20,12 +65,23 @@ export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): Tel
 }
 
 /**
- * Stores records; a (VIN, instant) already stored is kept as it was (first write wins), so a
- * batch resent after a timeout changes nothing. All rows of one call share a transaction.
+ * Stores records; a (VIN, instant) already stored is kept as it was (first write wins, also
+ * between two rows of one call), so a batch resent after a timeout changes nothing. One call is
+ * atomic: a single statement where array parameters exist (PostgreSQL), otherwise multi-row
+ * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite).
  */
-export async function insertTelemetry(db: Db, rows: readonly TelemetryRow[]): Promise<void> {
+export async function insertTelemetry(store: StoreConnection, rows: readonly TelemetryRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  if (store.capabilities.arrayParameters) {
+    const arrays: unknown[][] = UNNEST_COLUMNS.map(() => new Array<unknown>(rows.length));
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      for (let c = 0; c < UNNEST_COLUMNS.length; c++) arrays[c]![r] = row[UNNEST_COLUMNS[c]!] ?? null;
+    }
+    await store.db.executeQuery(CompiledQuery.raw(INSERT_TELEMETRY_UNNEST_SQL, arrays));
+    return;
+  }
+  await store.db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       const chunk = rows.slice(i, i + INSERT_CHUNK);
       await trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing()).execute();
