@@ -49,3 +49,24 @@ console.log(`${file}: ${(totalUs / 1000).toFixed(0)} ms sampled\n\nself time by 
 for (const [name, us] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)} ${pct(us)}  ${name}`);
 console.log('\nself time by file or package:');
 for (const [name, us] of [...fileSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)} ${pct(us)}  ${name}`);
+
+// Total (inclusive) time of this project's own functions: what each step of a request costs with
+// everything it calls. Async continuations appear as their own roots, so a function's figure is
+// the synchronous work under it, per resumption.
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const fnTotal = new Map();
+for (const [id, us] of selfUs) {
+  const seen = new Set();
+  for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+    const { callFrame } = byId.get(cur);
+    const where = place(callFrame.url);
+    if (!where.startsWith('dist/')) continue;
+    const name = `${callFrame.functionName || '(anonymous)'}  ${where}:${callFrame.lineNumber + 1}`;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    fnTotal.set(name, (fnTotal.get(name) ?? 0) + us);
+  }
+}
+console.log(`\ntotal time of the project's functions (top ${top}):`);
+for (const [name, us] of [...fnTotal].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${ms(us)} ${pct(us)}  ${name}`);

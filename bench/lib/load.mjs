@@ -1,0 +1,57 @@
+/**
+ * Load from a separate process on loopback (autocannon, see load-child.mjs), and the rounds every
+ * figure is the median of.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from './report.mjs';
+
+const CHILD = fileURLToPath(new URL('./load-child.mjs', import.meta.url));
+
+/**
+ * Runs `runs` concurrently for `duration` seconds from one autocannon process; resolves to each
+ * run's result (rps counts 2xx answers only; non2xx, errors and timeouts are reported).
+ */
+export async function load(runs, duration) {
+  const dir = mkdtempSync(join(tmpdir(), 'telematics-load-'));
+  try {
+    const planFile = join(dir, 'plan.json');
+    writeFileSync(planFile, JSON.stringify({ duration, runs }));
+    const stdout = await new Promise((resolve, reject) => {
+      execFile(process.execPath, [CHILD, planFile], { maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
+        if (error) reject(new Error(`load generator failed: ${err || error.message}`));
+        else resolve(out);
+      });
+    });
+    return JSON.parse(stdout.trim().split('\n').at(-1));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Throws when a run had answers other than 2xx, or transport errors: a figure must not hide failures. */
+export function assertClean(result, what) {
+  if (result.non2xx || result.errors || result.timeouts) {
+    throw new Error(`${what}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodes)}), ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  return result;
+}
+
+/**
+ * Figures of several request kinds measured alike: one warm-up each, then `rounds` rounds in which
+ * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
+ * alone and clean. Resolves to the median requests/s and median p99 of each, by name.
+ */
+export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
+  for (const run of runs) assertClean((await load([run], warmupSeconds))[0], `${run.name} (warm-up)`);
+  const results = new Map(runs.map((r) => [r.name, []]));
+  for (let i = 0; i < rounds; i += 1) {
+    for (const run of runs) results.get(run.name).push(assertClean((await load([run], seconds))[0], run.name));
+  }
+  return Object.fromEntries([...results].map(([name, rs]) => [name, {
+    rps: median(rs.map((r) => r.rps)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => Math.round(r.rps)),
+  }]));
+}

@@ -1,0 +1,108 @@
+/**
+ * The processes a benchmark runs beside itself: the service as an operator runs it
+ * (`telematics serve`), the floor (a bare Fastify route), and the simulated automaker
+ * (`telematics oem-sim`). Each is its own OS process, so the load generator, the service and the
+ * peer never share a thread; their output goes to a log file for when something fails.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = join(ROOT, 'bin', 'telematics.js');
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url, child, logFile, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}; see ${logFile}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms; see ${logFile}`);
+}
+
+function launch(args, { env, logFile, nodeArgs = [] }) {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  return child;
+}
+
+function handle(child, url, logFile) {
+  return {
+    url,
+    pid: child.pid,
+    logFile,
+    /** Resident set size of the process now, MB (Linux). */
+    rssMb() {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : Number.NaN;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * `telematics serve` on `database` with keys from the environment, no in-process simulator.
+ * `nodeArgs` lets a profiling run add `--cpu-prof`.
+ */
+export async function startService({ database, keys, logFile, settings = {}, nodeArgs }) {
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: database, PORT: String(port), HOST: '127.0.0.1', TELEMATICS_SIM: 'false',
+    TELEMATICS_JWT_KEYS: keys.jwt, TELEMATICS_MASTER_KEYS: keys.master, LOG_LEVEL: 'info', ...settings,
+  };
+  const child = launch([CLI, 'serve'], { env, logFile, nodeArgs });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/readyz`, child, logFile);
+  return handle(child, url, logFile);
+}
+
+/** A Fastify server with one route answering a constant: the floor of every HTTP figure. */
+export async function startFloorServer({ logFile }) {
+  const port = await freePort();
+  const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port)], { logFile });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/floor`, child, logFile);
+  return handle(child, url, logFile);
+}
+
+/** `telematics oem-sim`: the simulated automaker cloud (and fleet, when `fleetFile` has telemetry). */
+export async function startOemSim({ fleetFile, ingestUrl, logFile, port, latency = '0-0', period = 10, extra = [] }) {
+  const cloudPort = port ?? await freePort();
+  const child = launch([CLI, 'oem-sim', '--fleet', fleetFile, '--ingest-url', ingestUrl, '--port', String(cloudPort),
+    '--latency', latency, '--period', String(period), '--glitch-rate', '0', '--log-level', 'warn', ...extra], { logFile });
+  const url = `http://127.0.0.1:${cloudPort}`;
+  // The cloud answers 404 on / once it listens; any answer will do.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`oem-sim exited with ${child.exitCode}; see ${logFile}`);
+    try { await fetch(url); break; } catch { /* not yet */ }
+    if (Date.now() > deadline) throw new Error(`oem-sim did not listen; see ${logFile}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return handle(child, url, logFile);
+}
