@@ -18,7 +18,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { benchPostgresUrl, createBenchDatabase } from './bench-database.mjs';
+import { benchPostgresUrl, createBenchDatabase } from './lib/database.mjs';
 import { DEFAULT_TRIP_THRESHOLDS, TripDetector } from '../dist/domain/trip-detection.js';
 import { validateFleetFile } from '../dist/domain/fleet-file.js';
 import { buildApp } from '../dist/http/build-app.js';
@@ -95,7 +95,7 @@ async function runOn(kind, series, totalRecords) {
     for (const [vin, records] of series) {
       const rows = records.map((r) => ({ vin, ts: r.ts, speed: r.speed, latitude: r.latitude, longitude: r.longitude, odometer: r.odometer, fuel_level: r.fuelLevel, flag: null, received_at: NOW }));
       await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
-      for (let i = 0; i < rows.length; i += 500) await insertTelemetry(store.db, rows.slice(i, i + 500));
+      for (let i = 0; i < rows.length; i += 500) await insertTelemetry(store, rows.slice(i, i + 500));
     }
     let t0 = performance.now();
     let trips = 0;

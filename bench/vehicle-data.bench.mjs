@@ -48,7 +48,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Session } from 'node:inspector/promises';
 import { Writable } from 'node:stream';
-import { createBenchDatabase, benchPostgresUrl } from './bench-database.mjs';
+import { createBenchDatabase, benchPostgresUrl } from './lib/database.mjs';
 import { sql } from 'kysely';
 import { DATAPOINT_NAMES } from '../dist/domain/datapoints.js';
 import { validateFleetFile } from '../dist/domain/fleet-file.js';
@@ -368,7 +368,7 @@ async function ingestRaw(service, records) {
   await pool(checked.length, CONCURRENCY, async (i) => {
     const rows = checked[i].map((record) => toTelemetryRow(record, NOW));
     await ensureTelemetryPartitions(service.store, rows.map((r) => r.ts));
-    await insertTelemetry(service.store.db, rows);
+    await insertTelemetry(service.store, rows);
   });
   const ms = performance.now() - t0;
   return { records: records.length, ms, perSecond: records.length / (ms / 1000) };
