@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database } from '../schema.js';
 import { postgresCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
+import { withPreparedStatements } from './prepared-statements.js';
 
 const INT8_OID = 20;
 
@@ -19,7 +20,7 @@ export function connectPostgres(url: string, poolSize: number): StoreConnection 
   // An idle client losing its connection (database restart) must not crash the process; the
   // pool replaces it and the next query reports the outage.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   return {
     db,
     capabilities: postgresCapabilities,

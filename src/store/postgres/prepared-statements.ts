@@ -1,0 +1,57 @@
+/**
+ * Named (server-side prepared) statements for the queries the service runs again and again: a
+ * text seen a second time gets a stable name, so each connection parses and plans it once and
+ * then only binds. What is never named: statements other than select/insert/update/delete/with
+ * (DDL such as partition creation), texts with many parameters (multi-row VALUES or long `in`
+ * lists, whose text varies with their input), and anything past `maxNames` distinct texts, so a
+ * connection's prepared set stays small. Behind a transaction-pooling PgBouncer, prepared
+ * statements need its `max_prepared_statements`; and a schema change under a running instance
+ * may fail a prepared `select *` once (restart instances after migrating, as usual).
+ */
+import { createHash } from 'node:crypto';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+
+const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+export interface PreparedStatementOptions {
+  readonly maxNames?: number;
+  readonly maxParameters?: number;
+}
+
+export function withPreparedStatements(pool: pg.Pool, options: PreparedStatementOptions = {}): PostgresPool {
+  const maxNames = options.maxNames ?? 200;
+  const maxParameters = options.maxParameters ?? 40;
+  const names = new Map<string, string>();
+  const seenOnce = new Set<string>();
+
+  const nameFor = (text: string, parameterCount: number): string | undefined => {
+    const known = names.get(text);
+    if (known !== undefined) return known;
+    if (names.size >= maxNames || parameterCount > maxParameters || !NAMEABLE.test(text)) return undefined;
+    if (!seenOnce.has(text)) {
+      if (seenOnce.size < 10 * maxNames) seenOnce.add(text);
+      return undefined;
+    }
+    seenOnce.delete(text);
+    const name = `tlm_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+    return name;
+  };
+
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      return {
+        query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
+          if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
+          const values = parameters as unknown[];
+          const name = nameFor(textOrCursor, values.length);
+          return name === undefined ? client.query(textOrCursor, values) : client.query({ name, text: textOrCursor, values });
+        }) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}

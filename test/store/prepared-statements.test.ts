@@ -1,0 +1,57 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withPreparedStatements } from '../../src/store/postgres/prepared-statements.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  /** Runs on the pool's only connection, so pg_prepared_statements shows that session's statements. */
+  async function session(work: (client: Awaited<ReturnType<ReturnType<typeof withPreparedStatements>['connect']>>) => Promise<void>) {
+    const client = await withPreparedStatements(pool, { maxNames: 3, maxParameters: 4 }).connect();
+    try {
+      await work(client);
+      const { rows } = await client.query<{ statement: string }>('select statement from pg_prepared_statements', []);
+      return rows.map((r) => r.statement);
+    } finally {
+      client.release();
+    }
+  }
+
+  it('when a query text comes back, then it runs as a named statement from its second use, with each call binding its own values', async () => {
+    const results: unknown[] = [];
+    const prepared = await session(async (c) => {
+      for (const n of [1, 2, 3]) results.push((await c.query<{ n: number }>('select $1::int + 1 as n', [n])).rows[0]!.n);
+    });
+    expect(results).toEqual([2, 3, 4]);
+    expect(prepared).toContain('select $1::int + 1 as n');
+  });
+
+  it('when a statement is DDL or has many parameters, then it is never named', async () => {
+    const prepared = await session(async (c) => {
+      for (let i = 0; i < 3; i += 1) {
+        await c.query('create table if not exists t_ddl (n int)', []);
+        await c.query('select $1::int + $2::int + $3::int + $4::int + $5::int as n', [1, 2, 3, 4, 5]);
+      }
+    });
+    expect(prepared.some((s) => s.includes('t_ddl'))).toBe(false);
+    expect(prepared.some((s) => s.includes('$5'))).toBe(false);
+  });
+
+  it('when more distinct texts recur than the bound, then the extra ones simply run unnamed', async () => {
+    const texts = ['select 10 as a', 'select 11 as a', 'select 12 as a', 'select 13 as a', 'select 14 as a'];
+    const prepared = await session(async (c) => {
+      for (let round = 0; round < 2; round += 1) for (const t of texts) expect((await c.query(t, [])).rows).toHaveLength(1);
+    });
+    expect(texts.filter((t) => prepared.includes(t)).length).toBeLessThanOrEqual(3);
+  });
+});
