@@ -42,7 +42,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const store = openStore(config.database, { poolSize: config.databasePoolSize });
+  const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
   try {
     const { applied } = await migrateToLatest(store);
     logger.info({ database: store.description, applied }, 'database ready');

@@ -4,7 +4,8 @@
  * `app disable` and secret rotation take effect on the next request.
  */
 import { errors, ServiceError } from '../domain/errors.js';
-import type { Db } from '../store/connection.js';
+import type { StoreConnection } from '../store/connection.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { findApplicationById, type ApplicationRow } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
@@ -31,7 +32,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 export async function authenticateBearer(
-  db: Db, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number, verified?: VerifiedTokenCache,
+  store: StoreConnection, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number, verified?: VerifiedTokenCache,
 ): Promise<{ principal: Principal } | { rejected: ServiceError; reason: string }> {
   let token: string | undefined;
   try {
@@ -46,7 +47,8 @@ export async function authenticateBearer(
       claims = await verifyAccessToken(token, now, keyring.jwt, settings);
       verified?.set(token, claims);
     }
-    const app = await findApplicationById(db, claims.applicationId);
+    const applicationId = claims.applicationId;
+    const app = await cachedRegistryRead(store, `application:${applicationId}`, () => findApplicationById(store.db, applicationId));
     if (!app) return { rejected: new ServiceError(errors.invalidToken), reason: 'application no longer exists' };
     if (app.enabled !== 1) return { rejected: new ServiceError(errors.invalidToken), reason: 'application disabled' };
     if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {

@@ -24,6 +24,7 @@ import {
   countWrongCode, findCommand, finishCommand, insertCommand, listConfirmations, markInitiated, useConfirmation, type CommandRow,
 } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
 import { verifyCommandSignature } from './verify-command-signature.js';
 
@@ -61,7 +62,10 @@ export async function createCommand(
   // The application as authentication read it for this request: no second read.
   verifyCommandSignature(principal.application, deps.keyring, vin, command, signature);
 
-  const target = isValidVin(vin) ? await findCommandTarget(db, principal.companyId, vin) : undefined;
+  const companyId = principal.companyId;
+  const target = isValidVin(vin)
+    ? await cachedRegistryRead(deps.store, `command-target:${companyId}:${vin}`, () => findCommandTarget(db, companyId, vin))
+    : undefined;
   if (!target || target.ownership === 'rental') throw new ServiceError(errors.vinNotFound);
 
   const available = isKnownCommand(command) && target.connector !== null && target.oemCommands !== null && target.planCommands !== null

@@ -21,7 +21,7 @@ function verifiedTokensOf(keyring: Keyring): VerifiedTokenCache {
 export function authenticateHook(deps: AppDeps): onRequestAsyncHookHandler {
   const verified = verifiedTokensOf(deps.keyring);
   return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authenticateBearer(deps.store.db, deps.keyring, deps.tokenSettings, request.headers.authorization, deps.clock.now(), verified);
+    const outcome = await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, request.headers.authorization, deps.clock.now(), verified);
     if ('rejected' in outcome) {
       request.log.info({ reason: outcome.reason }, 'bearer token refused');
       return sendError(reply, outcome.rejected);

@@ -5,6 +5,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../store/vehicles-queries.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { principalOf } from './authenticate-hook.js';
 import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
@@ -30,7 +31,8 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
         response: { 200: Type.Array(Type.Ref('Vehicle')), ...authErrors },
       },
     }, async (request) => {
-      const vehicles = await listCompanyVehicles(deps.store.db, principalOf(request).companyId);
+      const { companyId } = principalOf(request);
+      const vehicles = await cachedRegistryRead(deps.store, `vehicles:${companyId}`, () => listCompanyVehicles(deps.store.db, companyId));
       return vehicles.map(toResource);
     });
 
@@ -48,7 +50,10 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
       },
     }, async (request) => {
       const { vin } = request.params;
-      const vehicle = isValidVin(vin) ? await findCompanyVehicle(deps.store.db, principalOf(request).companyId, vin) : undefined;
+      const { companyId } = principalOf(request);
+      const vehicle = isValidVin(vin)
+        ? await cachedRegistryRead(deps.store, `vehicle:${companyId}:${vin}`, () => findCompanyVehicle(deps.store.db, companyId, vin))
+        : undefined;
       if (!vehicle) throw new ServiceError(errors.vinNotFound);
       return toResource(vehicle);
     });

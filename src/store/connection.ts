@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
+import type { RegistryChanges } from './registry-changes.js';
 
 export type Db = Kysely<Database>;
 
@@ -9,6 +10,8 @@ export interface StoreConnection {
   readonly capabilities: DialectCapabilities;
   /** Where the data lives, safe to log (no password). */
   readonly description: string;
+  /** How registry changes are seen, where they can be (PostgreSQL); absent, nothing is cached. */
+  readonly registryChanges?: RegistryChanges;
   close(): Promise<void>;
 }
 

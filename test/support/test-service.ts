@@ -75,7 +75,7 @@ export interface TestService {
 
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet()): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase(kind);
-  const store = openStore(database.url, { poolSize: 5 });
+  const store = openStore(database.url, { poolSize: 5, watchRegistry: true });
   await migrateToLatest(store);
   const keyring = keyringFromDocument(generateKeyringDocument(), 'test');
   const clock = new TestClock();

@@ -5,6 +5,7 @@ import { telemetryMigration } from './0002-telemetry.js';
 import { tripsMigration } from './0003-trips.js';
 import { commandsMigration } from './0004-commands.js';
 import { commandPartialIndexesMigration } from './0005-command-partial-indexes.js';
+import { registryNotificationsMigration } from './0006-registry-notifications.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -17,6 +18,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0003-trips': tripsMigration,
     '0004-commands': commandsMigration,
     '0005-command-partial-indexes': commandPartialIndexesMigration,
+    '0006-registry-notifications': registryNotificationsMigration(capabilities),
   });
 }
 

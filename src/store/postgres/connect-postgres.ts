@@ -4,6 +4,8 @@ import type { Database } from '../schema.js';
 import { postgresCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
 import { withPreparedStatements } from './prepared-statements.js';
+import { listenForRegistryChanges } from './listen-registry-changes.js';
+import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
 
 const INT8_OID = 20;
 
@@ -11,7 +13,7 @@ const INT8_OID = 20;
  * A pg pool for Kysely. int8 columns hold epoch milliseconds, which fit a double exactly until the
  * year 287396, so they are parsed as numbers for this pool only (not pg's global type table).
  */
-export function connectPostgres(url: string, poolSize: number): StoreConnection {
+export function connectPostgres(url: string, poolSize: number, watchRegistry = false): StoreConnection {
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -20,12 +22,21 @@ export function connectPostgres(url: string, poolSize: number): StoreConnection 
   // An idle client losing its connection (database restart) must not crash the process; the
   // pool replaces it and the next query reports the outage.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+  const registryChanges = watchRegistry ? new RegistryChanges() : undefined;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    plugins: registryChanges ? [registryWritesPlugin(registryChanges)] : [],
+  });
+  const listener = registryChanges ? listenForRegistryChanges(url, registryChanges) : undefined;
   return {
     db,
     capabilities: postgresCapabilities,
     description: `postgres:${redactUrl(url)}`,
-    close: () => db.destroy(),
+    ...(registryChanges ? { registryChanges } : {}),
+    close: async () => {
+      await listener?.stop();
+      await db.destroy();
+    },
   };
 }
 

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setApplicationEnabled } from '../../src/registry/manage-applications.js';
+import { cachedRegistryRead } from '../../src/store/registry-cache.js';
+import { RegistryChanges, registryWritesPlugin } from '../../src/store/registry-changes.js';
+import { openStore } from '../../src/store/open-store.js';
+import { updateVehicle } from '../../src/store/registry-queries.js';
+import { connectSqlite } from '../../src/store/sqlite/connect-sqlite.js';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { Kysely, SqliteDialect } from 'kysely';
+import BetterSqlite3 from 'better-sqlite3';
+import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+describe('registry cache', () => {
+  const fakeStore = (changes: RegistryChanges) => ({ registryChanges: changes }) as unknown as StoreConnection;
+
+  it('when changes are live and nothing changed, then the second read is served from the cache', async () => {
+    const changes = new RegistryChanges();
+    changes.setLive(true);
+    const store = fakeStore(changes);
+    let loads = 0;
+    const load = async () => ({ n: ++loads });
+    expect(await cachedRegistryRead(store, 'k', load)).toEqual({ n: 1 });
+    expect(await cachedRegistryRead(store, 'k', load)).toEqual({ n: 1 });
+    changes.changed();
+    expect(await cachedRegistryRead(store, 'k', load)).toEqual({ n: 2 });
+  });
+
+  it('when changes are not live (no listener, or it is down), then every read goes to the database', async () => {
+    const changes = new RegistryChanges();
+    const store = fakeStore(changes);
+    let loads = 0;
+    for (let i = 0; i < 3; i += 1) await cachedRegistryRead(store, 'k', async () => ++loads);
+    expect(loads).toBe(3);
+    const sqlite = connectSqlite(':memory:');
+    for (let i = 0; i < 2; i += 1) await cachedRegistryRead(sqlite, 'k', async () => ++loads);
+    expect(loads).toBe(5);
+    await sqlite.close();
+  });
+
+  it('when the registry changes while a read is in flight, then that read is returned but not kept', async () => {
+    const changes = new RegistryChanges();
+    changes.setLive(true);
+    const store = fakeStore(changes);
+    let loads = 0;
+    await cachedRegistryRead(store, 'k', async () => { loads += 1; changes.changed(); return 'old'; });
+    expect(await cachedRegistryRead(store, 'k', async () => { loads += 1; return 'new'; })).toBe('new');
+    expect(loads).toBe(2);
+  });
+
+  it('when this process writes a registry table through Kysely, then the generation moves before and after; other tables leave it alone', async () => {
+    const changes = new RegistryChanges();
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }), plugins: [registryWritesPlugin(changes)] });
+    await db.schema.createTable('applications').addColumn('id', 'text').execute();
+    await db.schema.createTable('telemetry').addColumn('id', 'text').execute();
+    const g0 = changes.generation;
+    await db.insertInto('telemetry').values({ id: 'x' }).execute();
+    await db.selectFrom('applications').selectAll().execute();
+    expect(changes.generation).toBe(g0);
+    await db.insertInto('applications').values({ id: 'a' }).execute();
+    expect(changes.generation).toBe(g0 + 2);
+    await db.updateTable('applications as a').set({ id: 'b' }).execute();
+    await db.deleteFrom('applications').execute();
+    expect(changes.generation).toBe(g0 + 6);
+    await db.destroy();
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('registry cache on PostgreSQL, changed by another process', () => {
+  let svc: TestService;
+  let other: StoreConnection;
+  let token: string;
+  beforeAll(async () => {
+    svc = await startTestService('postgres');
+    // A second pool without the plugin stands for `telematics admin` in another process: only
+    // LISTEN/NOTIFY can tell the service about its writes.
+    other = openStore(svc.databaseUrl, { poolSize: 1 });
+    token = await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client);
+    for (let i = 0; i < 50 && !svc.store.registryChanges?.live; i += 1) await new Promise((r) => setTimeout(r, 20));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await svc?.close();
+  });
+
+  const vehicle = async () => svc.request('GET', `/vehicle/${ALPHA_VINS[0]}`, { headers: { authorization: `Bearer ${token}` } });
+
+  async function eventually(check: () => Promise<boolean>): Promise<number> {
+    const t0 = Date.now();
+    while (!(await check())) {
+      if (Date.now() - t0 > 2000) throw new Error('change not seen within 2 s');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return Date.now() - t0;
+  }
+
+  it('when a vehicle is changed elsewhere, then the service shows the change within milliseconds', async () => {
+    expect(svc.store.registryChanges?.live).toBe(true);
+    expect((await vehicle()).body).toMatchObject({ plate: expect.any(String) });
+    await vehicle(); // cached now
+    await updateVehicle(other.db, ALPHA_VINS[0], { plate: 'NEW1A23' });
+    expect(await eventually(async () => (await vehicle()).body.plate === 'NEW1A23')).toBeLessThan(1000);
+  });
+
+  it('when the application is disabled elsewhere, then its token is refused within milliseconds', async () => {
+    expect((await vehicle()).status).toBe(200);
+    await setApplicationEnabled(other.db, 'alpha-dispatch', false, svc.clock.now());
+    expect(await eventually(async () => (await vehicle()).status === 401)).toBeLessThan(1000);
+  });
+});
