@@ -10,7 +10,7 @@ export interface StoreConnection {
   readonly capabilities: DialectCapabilities;
   /** Where the data lives, safe to log (no password). */
   readonly description: string;
-  /** How registry changes are seen, where they can be (PostgreSQL); absent, nothing is cached. */
+  /** How registry changes are seen, when watched (`watchRegistry`); absent, nothing is cached. */
   readonly registryChanges?: RegistryChanges;
   close(): Promise<void>;
 }

@@ -4,11 +4,11 @@ import { connectSqlite } from './sqlite/connect-sqlite.js';
 
 export interface StoreOptions {
   readonly poolSize: number;
-  /** Watch registry changes so its rows may be cached (PostgreSQL; for the service, not one-shot CLI commands). */
+  /** Watch registry changes so its rows may be cached (for the service, not one-shot CLI commands). */
   readonly watchRegistry?: boolean;
 }
 
 /** A `postgres://` URL opens PostgreSQL; anything else is a SQLite file path. */
 export function openStore(database: string, options: StoreOptions): StoreConnection {
-  return isPostgresUrl(database) ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false) : connectSqlite(database);
+  return isPostgresUrl(database) ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false) : connectSqlite(database, options.watchRegistry ?? false);
 }

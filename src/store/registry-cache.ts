@@ -12,6 +12,7 @@ const caches = new WeakMap<StoreConnection, Map<string, { generation: number; va
 export async function cachedRegistryRead<T>(store: StoreConnection, key: string, load: () => Promise<T>): Promise<T> {
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return load();
+  changes.refresh();
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new Map()));
   const generation = changes.generation;

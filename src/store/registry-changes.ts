@@ -5,8 +5,10 @@
  * read in. Changes are seen two ways:
  * - writes through this process's own Kysely instance, synchronously (a plugin watches every
  *   insert, update and delete naming a registry table, before and after it runs);
- * - writes by anyone else (`telematics admin …`, another instance) through PostgreSQL
- *   LISTEN/NOTIFY, fed by triggers (migration 0006), within milliseconds of their commit.
+ * - writes by anyone else (`telematics admin …`, another instance): on PostgreSQL through
+ *   LISTEN/NOTIFY, fed by triggers (migration 0006), within milliseconds of their commit; on
+ *   SQLite through `PRAGMA data_version`, which moves when any other connection commits to the
+ *   file, checked before every cached read (a microsecond), so such a change is seen at once.
  * While the notification channel is down, `live` is false and nothing may be cached.
  */
 import type {
@@ -19,6 +21,17 @@ export const REGISTRY_CHANNEL = 'telematics_registry';
 export class RegistryChanges {
   #generation = 0;
   #live = false;
+  readonly #probe: (() => boolean) | undefined;
+
+  /** `probe`, when given, is asked before each cached read whether someone else changed anything. */
+  constructor(probe?: () => boolean) {
+    this.#probe = probe;
+  }
+
+  /** Moves the generation when the probe reports a change made elsewhere. */
+  refresh(): void {
+    if (this.#probe?.()) this.#generation += 1;
+  }
 
   get generation(): number {
     return this.#generation;

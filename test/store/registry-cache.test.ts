@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setApplicationEnabled } from '../../src/registry/manage-applications.js';
 import { cachedRegistryRead } from '../../src/store/registry-cache.js';
@@ -63,6 +66,32 @@ describe('registry cache', () => {
     await db.deleteFrom('applications').execute();
     expect(changes.generation).toBe(g0 + 6);
     await db.destroy();
+  });
+});
+
+describe('registry cache on SQLite, changed through another connection', () => {
+  it('when another connection commits, then the next cached read loads again; without commits it stays cached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'telematics-registry-'));
+    const store = connectSqlite(join(dir, 'r.db'), true);
+    const other = new BetterSqlite3(join(dir, 'r.db'));
+    try {
+      expect(store.registryChanges?.live).toBe(true);
+      let loads = 0;
+      const read = () => cachedRegistryRead(store, 'k', async () => ++loads);
+      await read();
+      await read();
+      expect(loads).toBe(1);
+      other.exec('create table t (n integer)');
+      other.prepare('insert into t values (1)').run();
+      await read();
+      expect(loads).toBe(2);
+      await read();
+      expect(loads).toBe(2);
+    } finally {
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

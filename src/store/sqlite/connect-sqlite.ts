@@ -6,21 +6,44 @@ import type { Database } from '../schema.js';
 import { sqliteCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
 import { withStatementCache } from './statement-cache.js';
+import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
+
+/**
+ * `data_version` moves whenever another connection (a CLI command, another process) commits to
+ * the file; this connection's own writes are seen by the Kysely plugin instead.
+ */
+function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges {
+  const version = sqlite.prepare('pragma data_version').pluck();
+  let last = version.get();
+  const changes = new RegistryChanges(() => {
+    const now = version.get();
+    if (now === last) return false;
+    last = now;
+    return true;
+  });
+  changes.setLive(true);
+  return changes;
+}
 
 /**
  * Opens (creating if needed) a SQLite file in WAL mode: readers never wait for the writer, and
  * `busy_timeout` lets a CLI command and the running service share the file.
  */
-export function connectSqlite(file: string): StoreConnection {
+export function connectSqlite(file: string, watchRegistry = false): StoreConnection {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const registryChanges = watchRegistry ? sqliteRegistryChanges(sqlite) : undefined;
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    plugins: registryChanges ? [registryWritesPlugin(registryChanges)] : [],
+  });
   return {
     db,
+    ...(registryChanges ? { registryChanges } : {}),
     capabilities: sqliteCapabilities,
     description: `sqlite:${file}`,
     close: () => db.destroy(),
