@@ -8,7 +8,7 @@
  * - writes by anyone else (`telematics admin …`, another instance): on PostgreSQL through
  *   LISTEN/NOTIFY, fed by triggers (migration 0006), within milliseconds of their commit; on
  *   SQLite through `PRAGMA data_version`, which moves when any other connection commits to the
- *   file, checked before every cached read (a microsecond), so such a change is seen at once.
+ *   file, looked at before cached reads at most once a millisecond, so such a change is seen within one.
  * While the notification channel is down, `live` is false and nothing may be cached.
  */
 import type {

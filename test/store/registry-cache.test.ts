@@ -70,7 +70,7 @@ describe('registry cache', () => {
 });
 
 describe('registry cache on SQLite, changed through another connection', () => {
-  it('when another connection commits, then the next cached read loads again; without commits it stays cached', async () => {
+  it('when another connection commits, then a cached read a millisecond later loads again; without commits it stays cached', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'telematics-registry-'));
     const store = connectSqlite(join(dir, 'r.db'), true);
     const other = new BetterSqlite3(join(dir, 'r.db'));
@@ -83,6 +83,7 @@ describe('registry cache on SQLite, changed through another connection', () => {
       expect(loads).toBe(1);
       other.exec('create table t (n integer)');
       other.prepare('insert into t values (1)').run();
+      await new Promise((r) => setTimeout(r, 2)); // the probe looks at most once a millisecond
       await read();
       expect(loads).toBe(2);
       await read();

@@ -8,14 +8,22 @@ import type { StoreConnection } from '../connection.js';
 import { withStatementCache } from './statement-cache.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
 
+/** How often another connection's commits are looked for: asking costs a few microseconds. */
+const PROBE_INTERVAL_MS = 1;
+
 /**
  * `data_version` moves whenever another connection (a CLI command, another process) commits to
- * the file; this connection's own writes are seen by the Kysely plugin instead.
+ * the file; this connection's own writes are seen by the Kysely plugin instead. Asked at most
+ * once a millisecond, so such a commit is seen within a millisecond.
  */
 function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges {
   const version = sqlite.prepare('pragma data_version').pluck();
   let last = version.get();
+  let probedAt = performance.now();
   const changes = new RegistryChanges(() => {
+    const t = performance.now();
+    if (t - probedAt < PROBE_INTERVAL_MS) return false;
+    probedAt = t;
     const now = version.get();
     if (now === last) return false;
     last = now;
