@@ -11,6 +11,8 @@ import type { Clock } from '../domain/clock.js';
 import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import { OemFailure } from '../oem/oem-connector.js';
+import { batchedWrite } from '../store/write-batcher.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { claimDueCommands, expireOverdueCommands, finishCommand, schedulePoll } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
@@ -54,6 +56,15 @@ export class CommandWorker {
     this.#logger = logger;
   }
 
+  /** Outcomes of one pass's polls share commits (group commit), each still guarded by the lease. */
+  #finish(id: string, status: 'Success' | 'Error', detail: unknown, now: number): Promise<boolean> {
+    return batchedWrite(this.#store, (trx) => finishCommand(trx, id, status, detail, now, this.owner));
+  }
+
+  #reschedule(id: string, nextPollAt: number): Promise<void> {
+    return batchedWrite(this.#store, (trx) => schedulePoll(trx, id, this.owner, nextPollAt));
+  }
+
   async runOnce(): Promise<WorkerPass> {
     const db = this.#store.db;
     const now = this.#clock.now();
@@ -64,24 +75,24 @@ export class CommandWorker {
     await Promise.all(claimed.map(async (command) => {
       const at = () => this.#clock.now();
       if (command.deadline_at !== null && at() > command.deadline_at) {
-        if (await finishCommand(db, command.id, 'Error', COMMAND_ERROR_TEXTS.timeout, at(), this.owner)) pass.finished += 1;
+        if (await this.#finish(command.id, 'Error', COMMAND_ERROR_TEXTS.timeout, at())) pass.finished += 1;
         return;
       }
-      const oem = await findOem(db, command.oem);
+      const oem = await cachedRegistryRead(this.#store, `oem:${command.oem}`, () => findOem(db, command.oem));
       try {
         const state = await this.#connectors.for(oem ?? { connector: 'none', base_url: null }).poll(command.status_url!);
         if (state.state === 'pending') {
-          await schedulePoll(db, command.id, this.owner, at() + nextPollDelay(command.poll_attempts));
+          await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
         } else if (state.state === 'success') {
-          if (await finishCommand(db, command.id, 'Success', state.result, at(), this.owner)) pass.finished += 1;
-        } else if (await finishCommand(db, command.id, 'Error', commandErrorText(state.reason), at(), this.owner)) {
+          if (await this.#finish(command.id, 'Success', state.result, at())) pass.finished += 1;
+        } else if (await this.#finish(command.id, 'Error', commandErrorText(state.reason), at())) {
           pass.finished += 1;
         }
       } catch (error) {
         if (!(error instanceof OemFailure)) throw error;
         // The automaker did not answer this time: try again later, until the deadline.
         this.#logger?.debug({ command: command.id, err: error }, 'status poll failed');
-        await schedulePoll(db, command.id, this.owner, at() + nextPollDelay(command.poll_attempts));
+        await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
       }
     }));
     return pass;

@@ -25,6 +25,7 @@ import {
 } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
+import { batchedWrite } from '../store/write-batcher.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
 import { verifyCommandSignature } from './verify-command-signature.js';
 
@@ -78,22 +79,26 @@ export async function createCommand(
     record = await confirm(deps, principal, target.vin, command, code, now);
   } else {
     record = { id: randomUUID(), vin: target.vin, command, created_at: now };
-    await insertCommand(db, {
+    const row = {
       id: record.id, application_id: principal.applicationId, company_id: principal.companyId, vin: target.vin, oem: target.oem, command,
       status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
-    });
+    };
+    // Committed (with whatever other requests wrote in the same turn) before the automaker is called.
+    await batchedWrite(deps.store, (trx) => insertCommand(trx, row));
   }
 
   const base = { id: record.id, vin: record.vin, command: record.command };
   try {
     const connector = deps.connectors.for({ connector: target.connector!, base_url: target.baseUrl });
     const { statusUrl } = await connector.initiate({ commandId: record.id, vin: record.vin, command: record.command });
-    await markInitiated(db, record.id, statusUrl, clock.now() + FIRST_POLL_MS);
+    const firstPoll = clock.now() + FIRST_POLL_MS;
+    await batchedWrite(deps.store, (trx) => markInitiated(trx, record.id, statusUrl, firstPoll));
     return { status: 200, body: { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) } };
   } catch (error) {
     if (!(error instanceof OemFailure)) throw error;
     const detail = error.kind === 'send' ? OEM_SEND_FAILED : OEM_INITIATE_FAILED;
-    await finishCommand(db, record.id, 'Error', detail, clock.now());
+    const at = clock.now();
+    await batchedWrite(deps.store, (trx) => finishCommand(trx, record.id, 'Error', detail, at));
     return { status: 502, body: { ...base, status: 'Error', detail } };
   }
 }
