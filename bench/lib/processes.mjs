@@ -81,10 +81,13 @@ export async function startService({ database, keys, logFile, settings = {}, nod
   return handle(child, url, logFile);
 }
 
-/** A Fastify server with one route answering a constant: the floor of every HTTP figure. */
-export async function startFloorServer({ logFile }) {
+/**
+ * A Fastify server with one route answering a constant: the floor of every HTTP figure; with
+ * `oemUrl` (and a VIN that automaker knows) also POST /floor-oem, one automaker exchange per request.
+ */
+export async function startFloorServer({ logFile, oemUrl, vin }) {
   const port = await freePort();
-  const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port)], { logFile });
+  const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port), ...(oemUrl ? [oemUrl, vin] : [])], { logFile });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/floor`, child, logFile);
   return handle(child, url, logFile);

@@ -13,6 +13,8 @@
  * - Signed POST /vehicle-command `diagnostics` creations (each one answered `Pending`, so each
  *   stored and initiated with the automaker: `telematics oem-sim` in a fourth process answering
  *   at once): target ≥ 0.40.
+ * - The creations also against a third floor: a bare route that makes the one automaker exchange a
+ *   creation must make (POST /commands to the same oem-sim) and stores nothing.
  * - GET /vehicle (the company's 20 vehicles), GET /vehicle-command/{id}: information.
  * - Creation to `Success` through the service's worker, p50 and p99: information.
  */
@@ -31,7 +33,7 @@ export async function run(ctx) {
   const log = (what) => join(fixture.scratch, `${what}.log`);
   const running = [];
   try {
-    const floor = await startFloorServer({ logFile: log('floor') });
+    const floor = await startFloorServer({ logFile: log('floor'), oemUrl: `http://127.0.0.1:${cloudPort}`, vin: vinOf(0) });
     running.push(floor);
     const service = await startService({ database: fixture.url, keys: fixture.keys, logFile: log('service') });
     running.push(service);
@@ -49,6 +51,7 @@ export async function run(ctx) {
     const runs = [
       { name: 'floor', url: `${floor.url}/floor`, connections },
       { name: 'healthz', url: `${service.url}/healthz`, connections },
+      { name: 'floor-oem', url: `${floor.url}/floor-oem`, method: 'POST', connections },
       { name: 'vehicle', url: `${service.url}/vehicle/${vin}`, headers: { authorization: auth }, connections },
       { name: 'vehicles', url: `${service.url}/vehicle`, headers: { authorization: auth }, connections },
       { name: 'command-status', url: `${service.url}/vehicle-command/${created.id}`, headers: { authorization: auth }, connections },
@@ -68,6 +71,7 @@ export async function run(ctx) {
       fig('  the same vs the bare Fastify process', 'vehicle', undefined, 'floor'),
       fig('signed POST /vehicle-command creations/s', 'create', { op: '>=', value: 0.4 }),
       fig('  the same vs the bare Fastify process', 'create', undefined, 'floor'),
+      fig('  the same vs a bare route making one automaker exchange (nothing stored)', 'create', undefined, 'floor-oem'),
       fig('GET /vehicle (20 vehicles), requests/s', 'vehicles'),
       fig('GET /vehicle-command/{id}, requests/s', 'command-status'),
       info('creation to Success (automaker answering at once), p50 ms', latency.p50),
