@@ -36,6 +36,32 @@ export async function saveTripCursor(db: Db, vin: string, processedUntil: number
     .where('vin', '=', vin).execute();
 }
 
+/** A cursor whose detector holds no open trip: `JSON.stringify` of the idle state writes this. */
+const IDLE_STATE = '%"trip":null%';
+
+export interface TripDetectionCandidate {
+  vin: string;
+  fuel_capacity: number | null;
+}
+
+/**
+ * The vehicles a detection pass has work for: no cursor yet, a rewind asked for, a trip still open
+ * (time alone may close it), or a record after the cursor up to `horizon`. One query with an index
+ * probe per vehicle, so an idle fleet costs a read, not a transaction and a write per vehicle.
+ */
+export function listTripDetectionCandidates(db: Db, horizon: number): Promise<TripDetectionCandidate[]> {
+  return db.selectFrom('vehicles as v').leftJoin('trip_cursors as c', 'c.vin', 'v.vin')
+    .select(['v.vin', 'v.fuel_capacity'])
+    .where((eb) => eb.or([
+      eb('c.vin', 'is', null),
+      eb('c.rewind_from', 'is not', null),
+      eb('c.state', 'not like', IDLE_STATE),
+      eb.exists(eb.selectFrom('telemetry as t').select(sql.lit(1).as('one'))
+        .whereRef('t.vin', '=', 'v.vin').whereRef('t.ts', '>', 'c.processed_until').where('t.ts', '<=', horizon)),
+    ]))
+    .orderBy('v.vin').execute();
+}
+
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */
 export async function markTripRewind(db: Db, vin: string, ts: number): Promise<void> {
   await db.updateTable('trip_cursors')

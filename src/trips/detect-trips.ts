@@ -40,6 +40,7 @@ async function detectChunk(
     if (!cursor) return undefined;
     let state = JSON.parse(cursor.state) as TripDetectorState;
     let after = cursor.processed_until;
+    const rewinding = cursor.rewind_from !== null;
     if (cursor.rewind_from !== null) {
       const { stopMs, gapMs } = settings.thresholds;
       let idleAt = cursor.rewind_from - stopMs - gapMs;
@@ -70,6 +71,8 @@ async function detectChunk(
         last = Math.max(last, horizon);
       }
     }
+    // Nothing fed, closed or rewound: the cursor already says this, so leave the row alone.
+    if (rows.length === 0 && trips.length === 0 && !rewinding) return { records: 0, trips: 0, caughtUp };
     await insertTrips(trx, vin, trips, now);
     await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };

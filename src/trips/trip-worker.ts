@@ -1,12 +1,13 @@
 /**
  * The background side of trips: `runTripDetectionOnce` brings every vehicle's trips up to date
- * and drops trips past retention; `startTripDetection` repeats it every few seconds.
+ * and drops trips past retention; `startTripDetection` repeats it every few seconds. A pass only
+ * opens a transaction for vehicles with something to do (see `listTripDetectionCandidates`), and
+ * the retention sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
-import { deleteTripsEndedBefore } from '../store/trips-queries.js';
-import { listAllVehicles } from '../store/vehicles-queries.js';
+import { deleteTripsEndedBefore, listTripDetectionCandidates } from '../store/trips-queries.js';
 import { detectTripsForVin, type TripDetectionSettings } from './detect-trips.js';
 
 export interface TripWorkerSettings extends TripDetectionSettings {
@@ -14,23 +15,29 @@ export interface TripWorkerSettings extends TripDetectionSettings {
   readonly intervalMs: number;
 }
 
+/** Trips end days apart from their retention limit: sweeping every few minutes is plenty. */
+const EXPIRY_INTERVAL_MS = 10 * 60_000;
+
 export interface TripPassReport {
+  /** Vehicles that had something to detect (new records, a rewind, an open trip, no cursor yet). */
   vehicles: number;
   records: number;
   trips: number;
   expired: number;
 }
 
-export async function runTripDetectionOnce(store: StoreConnection, clock: Clock, settings: TripWorkerSettings): Promise<TripPassReport> {
+export async function runTripDetectionOnce(
+  store: StoreConnection, clock: Clock, settings: TripWorkerSettings, options: { expire?: boolean } = {},
+): Promise<TripPassReport> {
   const now = clock.now();
   const report: TripPassReport = { vehicles: 0, records: 0, trips: 0, expired: 0 };
-  for (const vehicle of await listAllVehicles(store.db)) {
-    const r = await detectTripsForVin(store, vehicle.vin, vehicle.fuelCapacity, now, settings);
+  for (const vehicle of await listTripDetectionCandidates(store.db, now - settings.latenessMs)) {
+    const r = await detectTripsForVin(store, vehicle.vin, vehicle.fuel_capacity, now, settings);
     report.vehicles += 1;
     report.records += r.records;
     report.trips += r.trips;
   }
-  report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);
+  if (options.expire ?? true) report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);
   return report;
 }
 
@@ -38,8 +45,11 @@ export function startTripDetection(store: StoreConnection, clock: Clock, setting
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let expiredAt = -Infinity;
   const pass = () => {
-    running = runTripDetectionOnce(store, clock, settings).then(
+    const expire = clock.now() - expiredAt >= EXPIRY_INTERVAL_MS;
+    if (expire) expiredAt = clock.now();
+    running = runTripDetectionOnce(store, clock, settings, { expire }).then(
       (r) => { if (r.trips > 0 || r.expired > 0) logger.info(r, 'trips detected'); },
       (error: unknown) => { logger.error({ err: error }, 'trip detection pass failed; retrying'); },
     ).finally(() => {
