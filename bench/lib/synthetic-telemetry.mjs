@@ -128,8 +128,23 @@ export async function storeSyntheticHistory(store, { vehicles, vinOf, end, spanM
 }
 
 /** Brings every vehicle's trips up to date, as the service's trip worker would, with its default settings. */
-export function detectTripsNow(store) {
-  return runTripDetectionOnce(store, systemClock, tripSettingsOf(loadConfig({}, {})));
+export function detectTripsNow(store, options) {
+  return runTripDetectionOnce(store, systemClock, tripSettingsOf(loadConfig({}, {})), options);
+}
+
+/**
+ * Median ms of `rounds` trip-worker passes on a fleet whose trips are up to date: what the worker
+ * costs every 5 s while nothing new arrives (the retention sweep, run every 10 min, left out).
+ */
+export async function idleTripPassMs(store, rounds = 5) {
+  const times = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const started = performance.now();
+    const report = await detectTripsNow(store, { expire: false });
+    times.push(performance.now() - started);
+    if (report.records > 0) throw new Error(`an idle trip pass fed ${report.records} records`);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
 }
 
 /**
@@ -167,13 +182,25 @@ export async function settleAfterLoad(store) {
   else await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
 }
 
-/** Waits until the service's trip worker has visited every one of `fleet` vehicles since `since`. */
-export async function tripWorkerVisitedAll(db, since, fleet, timeoutMs = 180_000) {
+/**
+ * Waits until the service's trip worker has settled: the trip count and the latest cursor write
+ * unchanged over three polls 500 ms apart. The history was detected before the service started,
+ * so its first pass only has the trips left open then to look at (it skips idle vehicles).
+ */
+export async function tripWorkerSettled(db, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await db.selectFrom('trip_cursors').select((eb) => eb.fn.countAll().as('n')).where('updated_at', '>=', since).executeTakeFirstOrThrow();
-    if (Number(row.n) >= fleet) return;
-    if (Date.now() > deadline) throw new Error(`the service's trip worker visited ${row.n} of ${fleet} vehicles in ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
+  const read = async () => {
+    const trips = await db.selectFrom('trips').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const cursors = await db.selectFrom('trip_cursors').select((eb) => eb.fn.max('updated_at').as('at')).executeTakeFirstOrThrow();
+    return `${trips.n}/${cursors.at}`;
+  };
+  let last = await read();
+  let stable = 0;
+  while (stable < 3) {
+    if (Date.now() > deadline) throw new Error(`the service's trip worker did not settle in ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await read();
+    stable = now === last ? stable + 1 : 0;
+    last = now;
   }
 }

@@ -45,21 +45,26 @@ export interface TripDetectionCandidate {
 }
 
 /**
- * The vehicles a detection pass has work for: no cursor yet, a rewind asked for, a trip still open
- * (time alone may close it), or a record after the cursor up to `horizon`. One query with an index
- * probe per vehicle, so an idle fleet costs a read, not a transaction and a write per vehicle.
+ * The vehicles with records to feed: no cursor yet, a rewind asked for, or a record after the
+ * cursor up to `horizon`. One query with an index probe per vehicle, so an idle fleet costs a
+ * read, not a transaction and a write per vehicle.
  */
-export function listTripDetectionCandidates(db: Db, horizon: number): Promise<TripDetectionCandidate[]> {
+export function listVinsWithTripInputs(db: Db, horizon: number): Promise<TripDetectionCandidate[]> {
   return db.selectFrom('vehicles as v').leftJoin('trip_cursors as c', 'c.vin', 'v.vin')
     .select(['v.vin', 'v.fuel_capacity'])
     .where((eb) => eb.or([
       eb('c.vin', 'is', null),
       eb('c.rewind_from', 'is not', null),
-      eb('c.state', 'not like', IDLE_STATE),
       eb.exists(eb.selectFrom('telemetry as t').select(sql.lit(1).as('one'))
         .whereRef('t.vin', '=', 'v.vin').whereRef('t.ts', '>', 'c.processed_until').where('t.ts', '<=', horizon)),
     ]))
-    .orderBy('v.vin').execute();
+    .execute();
+}
+
+/** The vehicles whose detector holds an open trip, with that state (time alone may close it). */
+export function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidate & { state: string }>> {
+  return db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
+    .select(['v.vin', 'v.fuel_capacity', 'c.state']).where('c.state', 'not like', IDLE_STATE).execute();
 }
 
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */

@@ -1,13 +1,14 @@
 /**
  * The background side of trips: `runTripDetectionOnce` brings every vehicle's trips up to date
  * and drops trips past retention; `startTripDetection` repeats it every few seconds. A pass only
- * opens a transaction for vehicles with something to do (see `listTripDetectionCandidates`), and
+ * opens a transaction for vehicles with something to do (`tripDetectionCandidates`), and
  * the retention sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
-import { deleteTripsEndedBefore, listTripDetectionCandidates } from '../store/trips-queries.js';
+import type { TripDetectorState } from '../domain/trip-detection.js';
+import { deleteTripsEndedBefore, listOpenTripCursors, listVinsWithTripInputs, type TripDetectionCandidate } from '../store/trips-queries.js';
 import { detectTripsForVin, type TripDetectionSettings } from './detect-trips.js';
 
 export interface TripWorkerSettings extends TripDetectionSettings {
@@ -31,7 +32,7 @@ export async function runTripDetectionOnce(
 ): Promise<TripPassReport> {
   const now = clock.now();
   const report: TripPassReport = { vehicles: 0, records: 0, trips: 0, expired: 0 };
-  for (const vehicle of await listTripDetectionCandidates(store.db, now - settings.latenessMs)) {
+  for (const vehicle of await tripDetectionCandidates(store, now - settings.latenessMs, settings)) {
     const r = await detectTripsForVin(store, vehicle.vin, vehicle.fuel_capacity, now, settings);
     report.vehicles += 1;
     report.records += r.records;
@@ -39,6 +40,20 @@ export async function runTripDetectionOnce(
   }
   if (options.expire ?? true) report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);
   return report;
+}
+
+/**
+ * Vehicles with records to feed, and those whose open trip the horizon now closes (no record for
+ * longer than the gap threshold); an open trip still within the gap waits, untouched.
+ */
+async function tripDetectionCandidates(store: StoreConnection, horizon: number, settings: TripWorkerSettings): Promise<TripDetectionCandidate[]> {
+  const byVin = new Map<string, TripDetectionCandidate>();
+  for (const c of await listVinsWithTripInputs(store.db, horizon)) byVin.set(c.vin, c);
+  for (const c of await listOpenTripCursors(store.db)) {
+    const { lastTs } = JSON.parse(c.state) as TripDetectorState;
+    if (!byVin.has(c.vin) && lastTs !== null && horizon - Number(lastTs) > settings.thresholds.gapMs) byVin.set(c.vin, c);
+  }
+  return [...byVin.values()].sort((a, b) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0));
 }
 
 export function startTripDetection(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): () => Promise<void> {
