@@ -43,6 +43,7 @@ function fire(run) {
         seconds,
         rps: result['2xx'] / seconds,
         p50: result.latency.p50,
+        mean: result.latency.average,
         p99: result.latency.p99,
         max: result.latency.max,
         statusCodes: result.statusCodeStats,

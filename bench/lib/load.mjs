@@ -43,7 +43,7 @@ export function assertClean(result, what) {
 /**
  * Figures of several request kinds measured alike: one warm-up each, then `rounds` rounds in which
  * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
- * alone and clean. Resolves to the median requests/s and median p99 of each, by name.
+ * alone and clean. Resolves to the median requests/s, mean latency and p99 of each, by name.
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   for (const run of runs) assertClean((await load([run], warmupSeconds))[0], `${run.name} (warm-up)`);
@@ -52,6 +52,6 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
     for (const run of runs) results.get(run.name).push(assertClean((await load([run], seconds))[0], run.name));
   }
   return Object.fromEntries([...results].map(([name, rs]) => [name, {
-    rps: median(rs.map((r) => r.rps)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => Math.round(r.rps)),
+    rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => Math.round(r.rps)),
   }]));
 }
