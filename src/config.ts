@@ -6,11 +6,12 @@
  */
 import { dirname, join, basename } from 'node:path';
 import { isPostgresUrl } from './store/connection.js';
+import { parseRate, type Rate } from './domain/rate-limit.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate';
 
 export interface SettingSpec {
   readonly key: keyof ServiceConfig;
@@ -54,6 +55,11 @@ export interface ServiceConfig {
   readonly tripMinDuration: number;
   readonly tripMinDistance: number;
   readonly tripLateness: number;
+  /** Rate limits; null when off. */
+  readonly tokenRateClient: Rate | null;
+  readonly tokenRateAddress: Rate | null;
+  readonly commandRateApp: Rate | null;
+  readonly trustProxy: boolean;
 }
 
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
@@ -82,6 +88,10 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'tripMinDuration', flag: '--trip-min-duration', env: 'TELEMATICS_TRIP_MIN_DURATION', kind: 'duration', min: 0, max: 86_400_000, defaultText: '1m', description: 'Shorter trips are discarded' },
   { key: 'tripMinDistance', flag: '--trip-min-distance', env: 'TELEMATICS_TRIP_MIN_DISTANCE', kind: 'number', min: 0, max: 100, defaultText: '0.5', unit: 'km', description: 'Shorter trips are discarded' },
   { key: 'tripLateness', flag: '--trip-lateness', env: 'TELEMATICS_TRIP_LATENESS', kind: 'duration', min: 0, max: 3_600_000, defaultText: '1m', description: 'Records younger than this wait for the next detection pass; later arrivals make detection rewind' },
+  { key: 'tokenRateClient', flag: '--token-rate-client', env: 'TELEMATICS_TOKEN_RATE_CLIENT', kind: 'rate', defaultText: '20/1m', description: 'POST /token requests per client id (a token lasts an hour); over it: 429 with Retry-After. `0` turns it off' },
+  { key: 'tokenRateAddress', flag: '--token-rate-address', env: 'TELEMATICS_TOKEN_RATE_ADDRESS', kind: 'rate', defaultText: '100/1m', description: 'POST /token requests per client address, whatever the client id; `0` turns it off' },
+  { key: 'commandRateApp', flag: '--command-rate-app', env: 'TELEMATICS_COMMAND_RATE_APP', kind: 'rate', defaultText: '600/1m', description: 'POST /vehicle-command requests per application; `0` turns it off' },
+  { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'boolean', defaultText: 'off', description: 'Take the client address from X-Forwarded-For (behind a reverse proxy), for the per-address limit and logs' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ] satisfies SettingSpec[]);
 
@@ -138,6 +148,14 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       }
       return text;
     }
+    case 'rate': {
+      const rate = parseRate(String(raw));
+      if (rate === undefined) {
+        problems.push(`${source} must be a rate such as 20/1m, 5/30s or 1000/1h (requests per period), or 0 for no limit, got "${raw}"`);
+        return undefined;
+      }
+      return rate;
+    }
     case 'string': {
       const text = String(raw);
       if (text.trim() === '') {
@@ -155,6 +173,8 @@ const FIXED_DEFAULTS = {
   keysFile: undefined, jwtKeys: undefined, masterKeys: undefined, telemetryRetention: 192,
   simSeed: 1, simPeriod: 10, simBackfill: 2 * 86_400_000, simGlitchRate: 0.002,
   tripRetention: 90, tripMovingSpeed: 3, tripStop: 300_000, tripGap: 600_000, tripMinDuration: 60_000, tripMinDistance: 0.5, tripLateness: 60_000,
+  tokenRateClient: { limit: 20, windowMs: 60_000 }, tokenRateAddress: { limit: 100, windowMs: 60_000 },
+  commandRateApp: { limit: 600, windowMs: 60_000 }, trustProxy: false,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */

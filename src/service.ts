@@ -15,6 +15,7 @@ import { defaultKeysFile, tripSettingsOf } from './config.js';
 import { startTripDetection } from './trips/trip-worker.js';
 import { ConnectorRegistry, type ConnectorSettings } from './oem/connector-registry.js';
 import { CommandWorker } from './commands/command-worker.js';
+import { startIdempotencyKeyExpiry } from './commands/idempotent-creation.js';
 import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { startTelemetryRetention } from './ingest/telemetry-retention.js';
@@ -64,6 +65,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       tripLatenessMs: config.tripLateness,
       connectors,
       commandTimeoutMs: config.commandTimeout * 1000,
+      rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
+      trustProxy: config.trustProxy,
     });
     let address: string;
     try {
@@ -76,6 +79,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
     const stopCommands = new CommandWorker(store, connectors, clock, undefined, logger).start();
+    const stopKeyExpiry = startIdempotencyKeyExpiry(store, clock, logger);
     const url = address.replace('[::1]', 'localhost');
     if (demo) print(demoBanner(demo, url));
     const simulation = config.sim
@@ -99,6 +103,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         await stopCommands();
         await cloud?.close();
         await stopRetention();
+        await stopKeyExpiry();
         await stopTrips();
         await store.close();
       },

@@ -42,6 +42,17 @@ describe('configuration', () => {
     ]);
   });
 
+  it('when request limits are set, then they read as rates, 0 turns one off, and nonsense is named', () => {
+    const config = loadConfig({ commandRateApp: '0' }, { TELEMATICS_TOKEN_RATE_CLIENT: '5/30s', TELEMATICS_TOKEN_RATE_ADDRESS: '1000/1h' });
+    expect(config.tokenRateClient).toEqual({ limit: 5, windowMs: 30_000 });
+    expect(config.tokenRateAddress).toEqual({ limit: 1000, windowMs: 3_600_000 });
+    expect(config.commandRateApp).toBeNull();
+    expect(loadConfig({}, {}).tokenRateClient).toEqual({ limit: 20, windowMs: 60_000 });
+    expect(() => loadConfig({}, { TELEMATICS_COMMAND_RATE_APP: 'lots' })).toThrow(
+      'TELEMATICS_COMMAND_RATE_APP must be a rate such as 20/1m, 5/30s or 1000/1h (requests per period), or 0 for no limit, got "lots"',
+    );
+  });
+
   it('is frozen', () => {
     expect(Object.isFrozen(loadConfig({}, {}))).toBe(true);
   });

@@ -66,14 +66,16 @@ function handle(child, url, logFile) {
 }
 
 /**
- * `telematics serve` on `database` with keys from the environment, no in-process simulator.
+ * `telematics serve` on `database` with keys from the environment, no in-process simulator, and
+ * no request limits (load comes from one address and one application by design).
  * `nodeArgs` lets a profiling run add `--cpu-prof`.
  */
 export async function startService({ database, keys, logFile, settings = {}, nodeArgs }) {
   const port = await freePort();
   const env = {
     DATABASE_URL: database, PORT: String(port), HOST: '127.0.0.1', TELEMATICS_SIM: 'false',
-    TELEMATICS_JWT_KEYS: keys.jwt, TELEMATICS_MASTER_KEYS: keys.master, LOG_LEVEL: 'info', ...settings,
+    TELEMATICS_JWT_KEYS: keys.jwt, TELEMATICS_MASTER_KEYS: keys.master, LOG_LEVEL: 'info',
+    TELEMATICS_TOKEN_RATE_CLIENT: '0', TELEMATICS_TOKEN_RATE_ADDRESS: '0', TELEMATICS_COMMAND_RATE_APP: '0', ...settings,
   };
   const child = launch([CLI, 'serve'], { env, logFile, nodeArgs });
   const url = `http://127.0.0.1:${port}`;

@@ -14,6 +14,7 @@ interface OemSimOptions {
   faultInitiateErrorRate: string;
   faultMissingStatusUrlRate: string;
   faultStatusDelay: string;
+  faultInitiateDelay: string;
   faultHangStatus?: boolean;
   port: string;
   host: string;
@@ -50,6 +51,7 @@ export function registerOemSim(program: Command): void {
     .option('--fault-initiate-error-rate <share>', 'share of command initiations the cloud answers with 500', '0')
     .option('--fault-missing-status-url-rate <share>', 'share of initiations answered without a status URL', '0')
     .option('--fault-status-delay <ms>', 'delay added to every status call', '0')
+    .option('--fault-initiate-delay <ms>', 'delay added to every command initiation', '0')
     .option('--fault-hang-status', 'status calls never answer')
     .option('--log-level <level>', 'log level', 'info')
     .action(async (opts: OemSimOptions) => {
@@ -92,6 +94,7 @@ export function registerOemSim(program: Command): void {
         initiateErrorRate: number(opts.faultInitiateErrorRate, '--fault-initiate-error-rate', 0, 1),
         missingStatusUrlRate: number(opts.faultMissingStatusUrlRate, '--fault-missing-status-url-rate', 0, 1),
         statusDelayMs: number(opts.faultStatusDelay, '--fault-status-delay', 0, 600_000),
+        initiateDelayMs: number(opts.faultInitiateDelay, '--fault-initiate-delay', 0, 600_000),
         hangStatus: opts.faultHangStatus === true,
       };
       const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed, faults });

@@ -49,6 +49,9 @@ export const errors = Object.freeze({
   signatureInvalid: entry('TLM_SIGNATURE_INVALID', 403, 'X-Signature invalid.'),
   confirmationInvalid: entry('TLM_CONFIRMATION_INVALID', 400, 'Confirmation invalid'),
   confirmationUsed: entry('TLM_CONFIRMATION_USED', 409, 'Confirmation already used'),
+  idempotencyKeyInvalid: entry('TLM_IDEMPOTENCY_KEY_INVALID', 400, 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
+  idempotencyKeyInFlight: entry('TLM_IDEMPOTENCY_KEY_IN_FLIGHT', 409, 'A request with this Idempotency-Key is still being processed.'),
+  idempotencyKeyReused: entry('TLM_IDEMPOTENCY_KEY_REUSED', 422, 'Idempotency-Key already used with a different request.'),
 
   // GET /vehicle-command/{command_id} (interface)
   commandIdMissing: entry('TLM_COMMAND_ID_MISSING', 400, 'Invalid command ID. Command ID must be a string. At least one command ID is required.'),
@@ -63,11 +66,15 @@ export const errors = Object.freeze({
 
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
+  malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),
+  requestTimeout: entry('TLM_REQUEST_TIMEOUT', 408, 'The request was not received in time.'),
+  headersTooLarge: entry('TLM_HEADERS_TOO_LARGE', 431, 'Request headers are too large.'),
   invalidRequest: entry('TLM_INVALID_REQUEST', 400, 'Invalid request: {reason}.'),
   notFound: entry('TLM_NOT_FOUND', 404, 'Not found.'),
   bodyTooLarge: entry('TLM_BODY_TOO_LARGE', 413, 'Request body is too large.'),
   urlTooLong: entry('TLM_URL_TOO_LONG', 414, 'A path parameter of the URL is too long.'),
   unsupportedMediaType: entry('TLM_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type. Expected {expected}.'),
+  rateLimited: entry('TLM_RATE_LIMITED', 429, 'Too many requests. Retry after {seconds} s.'),
   internal: entry('TLM_INTERNAL', 500, 'Internal server error.'),
   unavailable: entry('TLM_UNAVAILABLE', 503, 'Service temporarily unavailable.'),
 });
@@ -78,13 +85,16 @@ export type ErrorName = keyof typeof errors;
 export class ServiceError extends Error {
   readonly entry: ErrorEntry;
   readonly detail: string;
+  /** Sent as `Retry-After` (seconds) with 429 and 503 answers. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(entry: ErrorEntry, params: Readonly<Record<string, string>> = {}) {
+  constructor(entry: ErrorEntry, params: Readonly<Record<string, string>> = {}, retryAfterSeconds?: number) {
     const detail = entry.text.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`);
     super(detail);
     this.name = 'ServiceError';
     this.entry = entry;
     this.detail = detail;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   get status(): number {

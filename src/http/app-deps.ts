@@ -4,6 +4,7 @@ import type { Keyring } from '../security/keyring.js';
 import type { TokenSettings } from '../security/access-tokens.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
+import type { RateLimitSettings } from './rate-limits.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -20,4 +21,8 @@ export interface AppDeps {
   readonly connectors: ConnectorRegistry;
   readonly commandTimeoutMs: number;
   readonly logger: FastifyBaseLogger;
+  /** Request limits; none when absent (tests that are not about limits). */
+  readonly rateLimits?: RateLimitSettings;
+  /** Client address from X-Forwarded-For (behind a reverse proxy). */
+  readonly trustProxy?: boolean;
 }

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { authenticateHook } from './authenticate-hook.js';
-import { handleError, installErrorHandling } from './error-handler.js';
+import { handleClientError, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
 import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
@@ -13,6 +13,7 @@ import { ingestRoute } from './ingest-route.js';
 import { vehicleTripsRoute } from './vehicle-trips-route.js';
 import { commandRoutes } from './command-routes.js';
 import type { AppDeps } from './app-deps.js';
+import { requestLimits } from './rate-limits.js';
 
 /**
  * The HTTP application, without listening: tests and `serve` both build it here.
@@ -29,6 +30,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // own not-found text after authentication; only absurd ones get 414 before routing.
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: handleError,
+    clientErrorHandler: handleClientError,
+    trustProxy: deps.trustProxy ?? false,
     // Types are not coerced: a VIN sent as a number is an error, not the string "123".
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
@@ -43,6 +46,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }, 'request');
   });
 
+  // Closing: idle keep-alive connections are closed by Fastify, but one still busy with a request
+  // would, once answered, stay open for the keep-alive timeout (72 s) and hold shutdown with it.
+  // From now on a connection closes as soon as it goes idle.
+  app.addHook('preClose', async () => {
+    app.server.keepAliveTimeout = 1;
+  });
+
   installErrorHandling(app);
   // A JSON API: a text/plain body is a wrong content type (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -51,15 +61,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app);
   installMetrics(app);
 
+  const limits = requestLimits(deps.rateLimits);
   await app.register(healthRoutes(deps));
-  await app.register(tokenRoute(deps));
+  await app.register(tokenRoute(deps, limits));
   await app.register(ingestRoute(deps));
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', authenticateHook(deps));
     await protectedScope.register(vehicleRoutes(deps));
     await protectedScope.register(vehicleDataRoute(deps));
     await protectedScope.register(vehicleTripsRoute(deps));
-    await protectedScope.register(commandRoutes(deps, deps.clock));
+    await protectedScope.register(commandRoutes(deps, deps.clock, limits));
   });
   return app;
 }

@@ -3,6 +3,8 @@
  * exact text; framework errors are mapped to catalogue entries; anything else is logged with the
  * request id and answered with a fixed 500 body that reveals nothing.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, ServiceError } from '../domain/errors.js';
 
@@ -11,6 +13,9 @@ const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', 'SQLITE_BUSY',
 ]);
+
+/** pg's errors for a lost or unobtainable connection carry no code, only these messages. */
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
 function fromFrameworkError(error: FastifyError, request: FastifyRequest): ServiceError | undefined {
   if (error.validation && error.validation.length > 0) {
@@ -31,6 +36,7 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
     default: break;
   }
   if (error.code !== undefined && UNAVAILABLE_CODES.has(error.code)) return new ServiceError(errors.unavailable);
+  if (error.code === undefined && UNAVAILABLE_MESSAGES.test(error.message)) return new ServiceError(errors.unavailable);
   // PostgreSQL class 22 (data exception: NUL byte, value out of range…) means input slipped past
   // validation; it is still the caller's input, so 400 rather than 500.
   if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
@@ -48,7 +54,8 @@ export function sendError(reply: FastifyReply, error: ServiceError): FastifyRepl
   // refused; bad client credentials at /token are not a bearer failure and get no challenge.
   if (error.entry === errors.notAuthenticated) reply.header('www-authenticate', 'Bearer');
   else if (error.entry === errors.invalidToken) reply.header('www-authenticate', 'Bearer error="invalid_token"');
-  if (error.status === 503) reply.header('retry-after', '5');
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  else if (error.status === 503) reply.header('retry-after', '5');
   return reply.code(error.status).send({ detail: error.detail });
 }
 
@@ -66,4 +73,22 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, new ServiceError(errors.notFound)));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a CR or NUL in a header, two
+ * Content-Lengths, Content-Length with Transfer-Encoding, headers over 16 KiB, a request that
+ * never completes): the same `{"detail": …}` body as every other error, then the connection closes.
+ */
+export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const entry = error.code === 'HPE_HEADER_OVERFLOW' ? errors.headersTooLarge
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? errors.requestTimeout
+      : errors.malformedHttp;
+  this.log.debug({ code: error.code }, 'malformed HTTP request refused');
+  if (socket.writable) {
+    const body = JSON.stringify({ detail: entry.text });
+    socket.write(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

@@ -6,6 +6,7 @@ import { exchangeClientCredentials } from '../auth/exchange-client-credentials.j
 import { acceptsJson } from './accept-header.js';
 import { errorResponse } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
+import type { RequestLimits } from './rate-limits.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 /** Four short fields; anything larger is not a token request. */
@@ -29,7 +30,7 @@ const TokenResponse = Type.Object({
 
 const nonEmpty = (...values: (string | undefined)[]) => values.find((v) => v !== undefined && v !== '');
 
-export function tokenRoute(deps: AppDeps): FastifyPluginAsync {
+export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     // Only form bodies here: this plugin's scope drops the JSON parser, so other types get 415.
@@ -51,9 +52,12 @@ export function tokenRoute(deps: AppDeps): FastifyPluginAsync {
           401: errorResponse('Invalid client credentials.'),
           406: errorResponse('The Accept header excludes application/json'),
           415: errorResponse('The body is not form-encoded'),
+          429: errorResponse('Too many requests from this address or for this client id (with Retry-After)'),
         },
       },
       onRequest: async (request) => {
+        // Before the body is even read: an address guessing secrets costs as little as possible.
+        limits.tokenPerAddress.take(request.ip, deps.clock.now());
         if (!acceptsJson(request.headers.accept)) throw new ServiceError(errors.notAcceptable);
       },
     }, async (request, reply) => {
@@ -61,6 +65,7 @@ export function tokenRoute(deps: AppDeps): FastifyPluginAsync {
       const clientId = nonEmpty(body.client_id, body.username);
       const clientSecret = nonEmpty(body.client_secret, body.password);
       if (clientId === undefined || clientSecret === undefined) throw new ServiceError(errors.tokenFieldsMissing);
+      limits.tokenPerClient.take(clientId, deps.clock.now());
       const issued = await exchangeClientCredentials(deps.store.db, deps.keyring, deps.tokenSettings, clientId, clientSecret, deps.clock.now());
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       return issued;

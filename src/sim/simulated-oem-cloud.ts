@@ -23,6 +23,8 @@ export interface CloudFaults {
   hangStatus: boolean;
   /** Added delay of every status call, ms. */
   statusDelayMs: number;
+  /** Added delay of every initiation, ms (a slow or, past the connector's timeout, hanging automaker). */
+  initiateDelayMs: number;
 }
 
 export interface CloudOptions {
@@ -39,7 +41,7 @@ interface Job {
   answer?: { status: 'success'; result: Record<string, unknown> } | { status: 'error'; error: string };
 }
 
-export const NO_FAULTS: CloudFaults = Object.freeze({ initiateErrorRate: 0, missingStatusUrlRate: 0, hangStatus: false, statusDelayMs: 0 });
+export const NO_FAULTS: CloudFaults = Object.freeze({ initiateErrorRate: 0, missingStatusUrlRate: 0, hangStatus: false, statusDelayMs: 0, initiateDelayMs: 0 });
 
 export class SimulatedOemCloud {
   readonly #vehicle: (vin: string) => SimulatedVehicle | undefined;
@@ -117,6 +119,7 @@ export class SimulatedOemCloud {
       return this.#send(res, 400, { error: 'invalid_input' });
     }
     this.received.push({ id: body.id, vin: body.vin, command: body.command });
+    if (this.faults.initiateDelayMs > 0) await new Promise((r) => setTimeout(r, this.faults.initiateDelayMs));
     if (this.#rng.chance(this.faults.initiateErrorRate)) return this.#send(res, 500, { error: 'internal' });
     if (!this.#vehicle(body.vin)) return this.#send(res, 404, { error: 'unknown vehicle' });
     if (this.#rng.chance(this.faults.missingStatusUrlRate)) return this.#send(res, 200, {});

@@ -146,6 +146,18 @@ export interface CommandsTable {
   lease_until: number | null;
 }
 
+export interface IdempotencyKeysTable {
+  application_id: string;
+  key: string;
+  /** sha256 hex of what the request asked for (vin, command, code). */
+  fingerprint: string;
+  /** null while the first request with the key is still running. */
+  status_code: number | null;
+  /** The response body, sealed (secret-box) under the master key. */
+  response: string | null;
+  created_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -156,4 +168,5 @@ export interface Database {
   trips: TripsTable;
   trip_cursors: TripCursorsTable;
   commands: CommandsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

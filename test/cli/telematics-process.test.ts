@@ -2,7 +2,7 @@
  * The `telematics` command as an operator runs it: child processes of bin/telematics.js (the built
  * dist/, as `npm ci` leaves it), talking HTTP to a served instance and sharing its database.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,42 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyringDocument } from '../../src/security/keyring.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
+import { BIN, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
-const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 const run = promisify(execFile);
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-}
-
-function serve(args: string[], env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (chunk) => { out += String(chunk); });
-  child.stderr!.on('data', (chunk) => { out += String(chunk); });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
-    const poll = setInterval(() => {
-      const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
-      if (m && out.includes('API docs:')) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, stdout: () => out });
-      }
-    }, 50);
-  });
-}
-
-function stop(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve({ code, ms: Date.now() - started }));
-    child.kill('SIGTERM');
-  });
-}
+const serve = (args: string[], env: NodeJS.ProcessEnv): Promise<ServiceProcess> => startServiceProcess(args, env, 'API docs:');
 
 async function token(url: string, clientId: string, clientSecret: string) {
   const res = await fetch(`${url}/token`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret }) });
@@ -57,7 +26,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
   let dir: string;
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
-  let served: Served;
+  let served: ServiceProcess;
   const cli = (...args: string[]) => run(process.execPath, [BIN, ...args, '--database', database.url], { env });
   const cliFails = (...args: string[]) => cli(...args).then(
     (r) => { throw new Error(`expected failure, got ${r.stdout}`); },
@@ -81,13 +50,13 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
   });
   afterAll(async () => {
-    if (served?.child.exitCode === null) await stop(served.child);
+    if (served?.child.exitCode === null) await served.stop();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('when served with --demo, then the printed credentials work over HTTP', async () => {
-    const out = served.stdout();
+    const out = served.output();
     expect(out).toContain('Demo fleet seeded: 2 companies, 6 vehicles.');
     const clientId = /client_id=(demo-acme-dispatch)/.exec(out)![1]!;
     const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(out)![1]!;
@@ -230,10 +199,10 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
   });
 
   it('when stopped with SIGTERM, then it exits cleanly within 10 s; restarted, it finds the demo again', async () => {
-    const stopped = await stop(served.child);
+    const stopped = await served.stop();
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(10_000);
     served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
-    expect(served.stdout()).toContain('Demo fleet present.');
+    expect(served.output()).toContain('Demo fleet present.');
   });
 });

@@ -3,7 +3,7 @@
  * started again: polling resumes from the database and every command ends within its deadline.
  * The automaker cloud lives in the test process, so it outlives the service like a real one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
@@ -15,30 +15,15 @@ import { openStore } from '../../src/store/open-store.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { sign } from '../support/command-client.js';
+import { startServiceProcess } from '../support/service-process.js';
 
-const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 const VINS = Array.from({ length: 5 }, (_, i) => `9BWCRASH00000000${i}`);
 const SIGN = 'crash-test-sign-secret-0123456789abcdefgh';
 const SECRET = 'crash-test-client-secret-0123456789abcdef';
 const TIMEOUT_S = 30;
 
-function serve(env: NodeJS.ProcessEnv, database: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-sim', '--port', '0', '--database', database, '--command-timeout', String(TIMEOUT_S)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => { out += String(c); });
-  child.stderr!.on('data', (c) => { out += String(c); });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start:\n${out}`)), 20_000);
-    const poll = setInterval(() => {
-      const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    }, 25);
-  });
-}
+const serve = (env: NodeJS.ProcessEnv, database: string) =>
+  startServiceProcess(['--no-sim', '--database', database, '--command-timeout', String(TIMEOUT_S)], env);
 
 describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
   let database: TestDatabase;

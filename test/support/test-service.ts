@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { buildApp } from '../../src/http/build-app.js';
+import type { RateLimitSettings } from '../../src/http/rate-limits.js';
 import { createLogger } from '../../src/logger.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
 import { generateKeyringDocument, keyringFromDocument, type Keyring } from '../../src/security/keyring.js';
@@ -73,7 +74,12 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet()): Promise<TestService> {
+export interface TestServiceOptions {
+  /** Request limits; off unless a test is about them. */
+  readonly rateLimits?: RateLimitSettings;
+}
+
+export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet(), options: TestServiceOptions = {}): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase(kind);
   const store = openStore(database.url, { poolSize: 5, watchRegistry: true });
   await migrateToLatest(store);
@@ -90,7 +96,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const connectors = new ConnectorRegistry(connectorSettings);
   const app = await buildApp({
     store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
-    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink),
+    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits,
   });
   const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
   let cloud: SimulatedOemCloud | undefined;

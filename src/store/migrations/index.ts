@@ -6,6 +6,7 @@ import { tripsMigration } from './0003-trips.js';
 import { commandsMigration } from './0004-commands.js';
 import { commandPartialIndexesMigration } from './0005-command-partial-indexes.js';
 import { registryNotificationsMigration } from './0006-registry-notifications.js';
+import { idempotencyKeysMigration } from './0007-idempotency-keys.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -19,6 +20,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0004-commands': commandsMigration,
     '0005-command-partial-indexes': commandPartialIndexesMigration,
     '0006-registry-notifications': registryNotificationsMigration(capabilities),
+    '0007-idempotency-keys': idempotencyKeysMigration,
   });
 }
 

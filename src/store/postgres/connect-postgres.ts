@@ -19,9 +19,12 @@ export function connectPostgres(url: string, poolSize: number, watchRegistry = f
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection (database restart) must not crash the process; the
-  // pool replaces it and the next query reports the outage.
+  // A client losing its connection (database restart, failover, network) must not crash the
+  // process. Idle clients report through the pool's 'error'; a client checked out (a transaction
+  // between two queries) emits on itself, with no listener unless one is attached here. Either
+  // way the query in flight fails (503), and the pool drops the broken client on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => { client.on('error', () => {}); });
   const registryChanges = watchRegistry ? new RegistryChanges() : undefined;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),

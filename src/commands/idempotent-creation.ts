@@ -1,0 +1,100 @@
+/**
+ * `Idempotency-Key` on POST /vehicle-command (IETF draft-ietf-httpapi-idempotency-key-header,
+ * Stripe's semantics). Optional. With a key, the first request runs and its response (200 or
+ * 502) is kept 24 h for the application; a retry with the same key and the same vin, command and
+ * code gets that response again, marked `Idempotent-Replayed: true`, and nothing new reaches the
+ * automaker. The same key with another request: 422. While the first is still running: 409.
+ * A request refused with a 4xx (or failing with a 5xx) keeps nothing: a corrected retry may
+ * reuse the key. Keys belong to the application: two applications may use the same key.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/authenticate-bearer.js';
+import type { Clock } from '../domain/clock.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import { openSecret, sealSecret } from '../security/secret-box.js';
+import type { StoreConnection } from '../store/connection.js';
+import { answerIdempotencyKey, claimIdempotencyKey, deleteIdempotencyKeysBefore, releaseIdempotencyKey } from '../store/idempotency-queries.js';
+import { batchedWrite } from '../store/write-batcher.js';
+import { createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
+
+/** How long a key and its response are kept. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+/**
+ * An unanswered key older than this belongs to a request that died with its process (initiation
+ * is bounded by 10 s): a retry then runs afresh. The only case where a retry may reach the
+ * automaker twice; SECURITY.md names it.
+ */
+export const IDEMPOTENCY_ABANDONED_MS = 60_000;
+/** Printable ASCII without spaces at the ends, as the draft's sf-string allows, at most 255. */
+const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
+
+export interface CreationResult {
+  readonly status: number;
+  readonly body: CreationResponse;
+  /** True when this is the stored answer of an earlier request with the same key. */
+  readonly replayed: boolean;
+}
+
+/** What the request asks for: only the fields the service reads, so key order and extras do not matter. */
+function fingerprintOf(body: unknown): string {
+  const { vin, command, code } = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  return createHash('sha256').update(JSON.stringify([vin ?? null, command ?? null, code ?? null])).digest('hex');
+}
+
+const sealingContext = (applicationId: string, key: string) => `idempotency:${applicationId}:${key}`;
+
+export async function createCommandIdempotently(
+  deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined,
+): Promise<CreationResult> {
+  if (key === undefined) return { ...(await createCommand(deps, principal, body, signature, clock)), replayed: false };
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new ServiceError(errors.idempotencyKeyInvalid);
+
+  const appId = principal.applicationId;
+  const fingerprint = fingerprintOf(body);
+  const claimedAt = clock.now();
+  const window = { expiredBefore: claimedAt - IDEMPOTENCY_KEY_TTL_MS, abandonedBefore: claimedAt - IDEMPOTENCY_ABANDONED_MS };
+  const claim = await batchedWrite(deps.store, (trx) => claimIdempotencyKey(trx, appId, key, fingerprint, claimedAt, window));
+  if (claim !== true) {
+    if (claim.fingerprint !== fingerprint) throw new ServiceError(errors.idempotencyKeyReused);
+    if (claim.status_code === null || claim.response === null) throw new ServiceError(errors.idempotencyKeyInFlight, {}, 1);
+    const stored = JSON.parse(openSecret(claim.response, sealingContext(appId, key), deps.keyring.master)) as CreationResponse;
+    return { status: claim.status_code, body: stored, replayed: true };
+  }
+
+  let result: { status: number; body: CreationResponse };
+  try {
+    result = await createCommand(deps, principal, body, signature, clock);
+  } catch (error) {
+    // If even this fails, the key counts as abandoned after a minute: the original error matters more.
+    await batchedWrite(deps.store, (trx) => releaseIdempotencyKey(trx, appId, key, claimedAt)).catch(() => undefined);
+    throw error;
+  }
+  const sealed = sealSecret(JSON.stringify(result.body), sealingContext(appId, key), deps.keyring.master);
+  await batchedWrite(deps.store, (trx) => answerIdempotencyKey(trx, appId, key, claimedAt, result.status, sealed));
+  return { ...result, replayed: false };
+}
+
+const SWEEP_INTERVAL_MS = 3_600_000;
+
+/** Drops keys past their 24 h, every hour; returns the stop function. */
+export function startIdempotencyKeyExpiry(store: StoreConnection, clock: Clock, logger: Logger): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const pass = () => {
+    running = running.then(async () => {
+      try {
+        const deleted = await deleteIdempotencyKeysBefore(store.db, clock.now() - IDEMPOTENCY_KEY_TTL_MS);
+        if (deleted > 0) logger.info({ deleted }, 'expired idempotency keys dropped');
+      } catch (error) {
+        logger.error({ err: error }, 'idempotency key expiry failed; retrying next hour');
+      }
+    });
+  };
+  pass();
+  const timer = setInterval(pass, SWEEP_INTERVAL_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

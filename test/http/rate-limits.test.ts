@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
+import { commandClient } from '../support/command-client.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+
+const MINUTE = 60_000;
+const tokenRequest = (svc: TestService, clientId: string, secret: string, headers: Record<string, string> = {}) =>
+  svc.request('POST', '/token', { form: { client_id: clientId, client_secret: secret }, headers: { accept: 'application/json', ...headers } });
+
+describe.each(DATABASE_KINDS)('request limits on %s', (kind) => {
+  describe('POST /token per client id', () => {
+    let svc: TestService;
+    beforeAll(async () => { svc = await startTestService(kind, undefined, { rateLimits: { tokenPerClient: { limit: 3, windowMs: MINUTE } } }); });
+    afterAll(async () => { await svc?.close(); });
+
+    it('when a client id goes over its limit, then 429 with Retry-After, right or wrong secret alike, and other clients are not touched', async () => {
+      for (let i = 0; i < 3; i += 1) expect((await tokenRequest(svc, 'alpha-dispatch', i === 1 ? 'wrong-secret' : SECRETS.alphaDispatch.client)).status).toBe(i === 1 ? 401 : 200);
+      const limited = await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('20');
+      expect(limited.body).toEqual({ detail: 'Too many requests. Retry after 20 s.' });
+      expect((await tokenRequest(svc, 'alpha-dispatch', 'wrong-secret')).status).toBe(429);
+      expect((await tokenRequest(svc, 'alpha-reports', SECRETS.alphaReports.client)).status).toBe(200);
+      // The same client id sent as `username` is the same client.
+      const asUsername = await svc.request('POST', '/token', { form: { username: 'alpha-dispatch', password: SECRETS.alphaDispatch.client }, headers: { accept: 'application/json' } });
+      expect(asUsername.status).toBe(429);
+    });
+
+    it('when the client waits as told, then it gets a token again', async () => {
+      svc.clock.advance(20_000);
+      expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client)).status).toBe(200);
+      expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client)).status).toBe(429);
+    });
+  });
+
+  describe('POST /token per address', () => {
+    let svc: TestService;
+    beforeAll(async () => { svc = await startTestService(kind, undefined, { rateLimits: { tokenPerAddress: { limit: 4, windowMs: MINUTE } } }); });
+    afterAll(async () => { await svc?.close(); });
+
+    it('when one address tries many client ids, then it is stopped before any body is read', async () => {
+      for (let i = 0; i < 4; i += 1) expect((await tokenRequest(svc, `guess-${i}`, 'nope')).status).toBe(401);
+      const limited = await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBe(15);
+      // Even a request that is not a token request at all counts and is refused.
+      expect((await svc.request('POST', '/token', { raw: 'x'.repeat(100), headers: { 'content-type': 'text/plain', accept: 'application/json' } })).status).toBe(429);
+      // Without --trust-proxy, X-Forwarded-For is not believed.
+      expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(429);
+    });
+  });
+
+  describe('POST /vehicle-command per application', () => {
+    let svc: TestService;
+    beforeAll(async () => {
+      svc = await startTestService(kind, undefined, { rateLimits: { commandPerApplication: { limit: 2, windowMs: MINUTE } } });
+      await svc.useSimulatedCloud();
+    });
+    afterAll(async () => { await svc?.close(); });
+
+    it('when an application goes over its limit, then 429 and no command, while another application goes on', async () => {
+      const dispatch = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+      const reports = commandClient(svc, await svc.token('alpha-reports', SECRETS.alphaReports.client), SECRETS.alphaReports.sign);
+      expect((await dispatch.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).status).toBe(200);
+      expect((await dispatch.send({ vin: ALPHA_VINS[0], command: 'diagnostics' }, 'bad')).status).toBe(403);
+      const count = async () => Number((await svc.store.db.selectFrom('commands').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await count();
+      const limited = await dispatch.send({ vin: ALPHA_VINS[0], command: 'diagnostics' });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('30');
+      expect(await count()).toBe(before);
+      expect((await reports.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).status).toBe(200);
+      // Reading a command is not limited.
+      expect((await dispatch.status('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * `telematics serve` as a child process, for tests about the process itself: crashes, signals,
+ * restarts. Output is collected for failure messages; `ready` waits for the listening line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+  /** Sends `signal` and resolves once the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
+}
+
+/** Starts `telematics serve --port 0 …args` and resolves once it listens (and `readyText` was printed, if given). */
+export function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => { out += String(chunk); });
+  child.stderr!.on('data', (chunk) => { out += String(chunk); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { clearInterval(poll); reject(new Error(`serve did not start in 20 s:\n${out}`)); }, 20_000);
+    void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
+    const poll = setInterval(() => {
+      const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
+      if (m && (readyText === undefined || out.includes(readyText))) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1]!,
+          output: () => out,
+          async stop(signal = 'SIGTERM') {
+            const started = Date.now();
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return { ...(await exited), ms: Date.now() - started };
+          },
+        });
+      }
+    }, 25);
+  });
+}
