@@ -4,9 +4,10 @@
  */
 import { checkTelemetryRecord, type TelemetryRecord } from '../domain/telemetry-record.js';
 import type { StoreConnection } from '../store/connection.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { insertTelemetry, toTelemetryRow, vinsOfOem } from '../store/telemetry-queries.js';
 import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
-import { markTripRewind } from '../store/trips-queries.js';
+import { markTripRewinds } from '../store/trips-queries.js';
 
 export interface IngestRejection {
   readonly index: number;
@@ -36,7 +37,8 @@ export async function ingestRecords(
     else rejected.push({ index, reason: result.reason });
   });
 
-  const owned = await vinsOfOem(store.db, oem, [...new Set(checked.map((c) => c.record.vin))]);
+  // Every VIN of the OEM, from the registry cache: an automaker pushes the same fleet all day.
+  const owned = await cachedRegistryRead(store, `oem-vins:${oem}`, () => vinsOfOem(store.db, oem));
   const seen = new Set<string>();
   const rows = [];
   let accepted = 0;
@@ -56,7 +58,7 @@ export async function ingestRecords(
   // Trip detection may already have passed these instants; if so it must go back to them.
   const earliest = new Map<string, number>();
   for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
-  for (const [vin, ts] of earliest) await markTripRewind(store.db, vin, ts);
+  await markTripRewinds(store.db, earliest);
   rejected.sort((a, b) => a.index - b.index);
   return { accepted, rejected };
 }

@@ -89,10 +89,9 @@ export async function insertTelemetry(store: StoreConnection, rows: readonly Tel
   });
 }
 
-/** Which of `vins` are registered to the OEM. */
-export async function vinsOfOem(db: Db, oem: string, vins: readonly string[]): Promise<Set<string>> {
-  if (vins.length === 0) return new Set();
-  const rows = await db.selectFrom('vehicles').select('vin').where('oem', '=', oem).where('vin', 'in', [...vins]).execute();
+/** The VINs registered to the OEM. */
+export async function vinsOfOem(db: Db, oem: string): Promise<ReadonlySet<string>> {
+  const rows = await db.selectFrom('vehicles').select('vin').where('oem', '=', oem).execute();
   return new Set(rows.map((r) => r.vin));
 }
 

@@ -69,9 +69,27 @@ export function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidat
 
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */
 export async function markTripRewind(db: Db, vin: string, ts: number): Promise<void> {
-  await db.updateTable('trip_cursors')
-    .set({ rewind_from: sql<number>`case when rewind_from is null or rewind_from > ${ts} then ${ts} else rewind_from end` })
-    .where('vin', '=', vin).where('processed_until', '>=', ts).execute();
+  await markTripRewinds(db, new Map([[vin, ts]]));
+}
+
+/** VINs per statement: two parameters each, far under either database's limit. */
+const REWIND_CHUNK = 500;
+
+/**
+ * `markTripRewind` for many VINs in one statement per 500 (an ingest batch covers many vehicles:
+ * one round trip instead of one per VIN). The list is a `select … union all` so both dialects
+ * read it the same way; the casts give PostgreSQL the types.
+ */
+export async function markTripRewinds(db: Db, earliestByVin: ReadonlyMap<string, number>): Promise<void> {
+  const entries = [...earliestByVin];
+  for (let i = 0; i < entries.length; i += REWIND_CHUNK) {
+    const rows = entries.slice(i, i + REWIND_CHUNK)
+      .map(([vin, ts]) => sql`select cast(${vin} as varchar(17)) as vin, cast(${ts} as bigint) as ts`);
+    await sql`
+      update trip_cursors set rewind_from = case when rewind_from is null or rewind_from > late.ts then late.ts else rewind_from end
+      from (${sql.join(rows, sql` union all `)}) as late
+      where trip_cursors.vin = late.vin and trip_cursors.processed_until >= late.ts`.execute(db);
+  }
 }
 
 /** Start of the earliest trip ending at or after `ts`. */

@@ -40,6 +40,20 @@ describe.each(DATABASE_KINDS)('POST /ingest/{oem} on %s', (kind) => {
     expect(rows.map((r) => [r.ts, r.odometer])).toEqual([[T0 - 5000, 1000]]);
   });
 
+  it('when a vehicle is registered to the OEM or moved away, then the next batch sees it (the ownership read is cached)', async () => {
+    const newVin = '9BWNEWVHC00000001';
+    const record = { vin: newVin, date_time: iso(T0 - 7000), speed: 5 };
+    expect((await svc.ingest([record])).body.rejected).toEqual([{ index: 0, reason: `VIN ${newVin} is not registered to OEM simmotors` }]);
+    const company = await svc.store.db.selectFrom('vehicles').select(['company_id']).where('vin', '=', ALPHA_VINS[0]).executeTakeFirstOrThrow();
+    await svc.store.db.insertInto('vehicles').values({
+      vin: newVin, company_id: company.company_id, plate: 'NEW0001', oem: 'simmotors', model: 'Novo', year: 2025, status: 'active', ownership: 'owned',
+      fuel_capacity: null, sim: null, created_at: T0, updated_at: T0,
+    }).execute();
+    expect((await svc.ingest([record])).body).toEqual({ accepted: 1, rejected: [] });
+    await svc.store.db.updateTable('vehicles').set({ oem: 'othermotors' }).where('vin', '=', newVin).execute();
+    expect((await svc.ingest([{ ...record, date_time: iso(T0 - 6000) }])).body.rejected).toHaveLength(1);
+  });
+
   it('when the key is wrong, missing, or the OEM unknown, then 401 and nothing is stored', async () => {
     const record = { vin: ALPHA_VINS[0], date_time: iso(T0 - 1000) };
     for (const res of [
