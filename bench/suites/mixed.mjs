@@ -28,13 +28,14 @@
  * simulator has had time to push the last instant), and the largest delay from a record's instant
  * to its storage (at most the 10 s sampling period plus the push, when ingest keeps up).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { join } from 'node:path';
 import { formatIsoLocal } from '../../dist/domain/time.js';
 import { CLIENT_ID, CLIENT_SECRET, createFixture, signatureOf, tokenFrom, vinOf } from '../lib/fixture.mjs';
 import { load } from '../lib/load.mjs';
 import { freePort, startOemSim, startService } from '../lib/processes.mjs';
+import { ingestStatuses, preflight, waitUntil, warningsIn } from '../lib/observe.mjs';
 import { telemetryCount } from '../lib/synthetic-telemetry.mjs';
 
 export const name = 'mixed';
@@ -145,46 +146,4 @@ export async function run(ctx) {
     for (const p of running.reverse()) await p.stop();
     await fixture.drop();
   }
-}
-
-async function waitUntil(condition, timeoutMs, message) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(message());
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-/** One request of a run, which must answer 2xx: a reader that cannot work fails the suite with the reason. */
-async function preflight(base, r) {
-  const path = r.paths?.[0] ?? new URL(r.url).pathname;
-  const body = r.bodiesFile ? readFileSync(r.bodiesFile, 'utf8').split('\n')[0] : r.body;
-  const res = await fetch(`${base}${path}`, { method: r.method ?? 'GET', headers: r.headers, body });
-  if (!res.ok) throw new Error(`${r.name}: ${res.status} ${await res.text()}`);
-  await res.arrayBuffer();
-}
-
-/** POST /ingest/{oem} answers since the service started, by status, from its /metrics. */
-async function ingestStatuses(base) {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const counts = {};
-  for (const m of text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)/gm)) {
-    if (!m[1].includes('route="/ingest/:oem"')) continue;
-    const status = /status="(\d+)"/.exec(m[1])?.[1] ?? '?';
-    counts[status] = (counts[status] ?? 0) + Number(m[2]);
-  }
-  return counts;
-}
-
-/** Lines of the simulator's (pino) log at warn or above. */
-function warningsIn(file) {
-  const out = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      const entry = JSON.parse(line);
-      if (entry.level >= 40) out.push(`${entry.msg}${entry.reason ? `: ${entry.reason}` : ''}${entry.err ? `: ${entry.err.message}` : ''}`);
-    } catch { /* not a log line */ }
-  }
-  return out;
 }
