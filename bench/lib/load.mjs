@@ -43,13 +43,21 @@ export function assertClean(result, what) {
 /**
  * Figures of several request kinds measured alike: one warm-up each, then `rounds` rounds in which
  * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
- * alone and clean. Resolves to the median requests/s, mean latency and p99 of each, by name.
+ * alone and clean. A run's optional `settle()` is awaited after each of its loads, so work it
+ * leaves behind (commands to poll) is done before the next kind is measured. Resolves to the
+ * median requests/s, mean latency and p99 of each, by name.
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
-  for (const run of runs) assertClean((await load([run], warmupSeconds))[0], `${run.name} (warm-up)`);
+  const once = async (run, duration, what) => {
+    const { settle, ...plan } = run;
+    const result = assertClean((await load([plan], duration))[0], what);
+    await settle?.();
+    return result;
+  };
+  for (const run of runs) await once(run, warmupSeconds, `${run.name} (warm-up)`);
   const results = new Map(runs.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i += 1) {
-    for (const run of runs) results.get(run.name).push(assertClean((await load([run], seconds))[0], run.name));
+    for (const run of runs) results.get(run.name).push(await once(run, seconds, run.name));
   }
   return Object.fromEntries([...results].map(([name, rs]) => [name, {
     rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => Math.round(r.rps)),

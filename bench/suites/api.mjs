@@ -17,8 +17,11 @@
  *   creation must make (POST /commands to the same oem-sim) and stores nothing.
  * - GET /vehicle (the company's 20 vehicles), GET /vehicle-command/{id}: information.
  * - Creation to `Success` through the service's worker, p50 and p99: information.
+ * After each creation run the suite waits until the service's worker has polled every command
+ * it made to its end, so that backlog does not weigh on the next kind measured.
  */
 import { join } from 'node:path';
+import { openStore } from '../../dist/store/open-store.js';
 import { createFixture, signatureOf, tokenFrom, vinOf } from '../lib/fixture.mjs';
 import { measureRates } from '../lib/load.mjs';
 import { percentile } from '../lib/report.mjs';
@@ -59,6 +62,7 @@ export async function run(ctx) {
         name: 'create', url: `${service.url}/vehicle-command`, method: 'POST', connections,
         headers: { authorization: auth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
         body: JSON.stringify({ vin, command: 'diagnostics' }),
+        settle: () => noCommandPending(fixture.url),
       },
     ];
     const r = await measureRates(runs, ctx.quick ? { rounds: 1, seconds: 1, warmupSeconds: 1 } : { rounds: 5, seconds: 5, warmupSeconds: 3 });
@@ -80,6 +84,22 @@ export async function run(ctx) {
   } finally {
     for (const p of running.reverse()) await p.stop();
     await fixture.drop();
+  }
+}
+
+/** Waits until no command is Pending: the worker has caught up with what a creation run made. */
+async function noCommandPending(url) {
+  const store = openStore(url, { poolSize: 1 });
+  try {
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const row = await store.db.selectFrom('commands').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'Pending').executeTakeFirstOrThrow();
+      if (Number(row.n) === 0) return;
+      if (Date.now() > deadline) throw new Error(`${row.n} commands still Pending 3 minutes after a creation run`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await store.close();
   }
 }
 

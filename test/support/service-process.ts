@@ -6,6 +6,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 export const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 
+/** Children still running when the test process ends (a failed test, a crash) die with it. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+
 export interface ServiceProcess {
   readonly child: ChildProcess;
   readonly url: string;
@@ -17,6 +21,8 @@ export interface ServiceProcess {
 /** Starts `telematics serve --port 0 …args` and resolves once it listens (and `readyText` was printed, if given). */
 export function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let out = '';
   child.stdout!.on('data', (chunk) => { out += String(chunk); });
   child.stderr!.on('data', (chunk) => { out += String(chunk); });
@@ -24,7 +30,8 @@ export function startServiceProcess(args: readonly string[], env: NodeJS.Process
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { clearInterval(poll); reject(new Error(`serve did not start in 20 s:\n${out}`)); }, 20_000);
+    // A process that never got ready is killed: a test failing here must not leave it running.
+    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not start in 20 s:\n${out}`)); }, 20_000);
     void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
     const poll = setInterval(() => {
       const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
