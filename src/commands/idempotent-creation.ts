@@ -14,7 +14,9 @@ import type { Clock } from '../domain/clock.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { openSecret, sealSecret } from '../security/secret-box.js';
 import type { StoreConnection } from '../store/connection.js';
-import { answerIdempotencyKey, claimIdempotencyKey, deleteIdempotencyKeysBefore, releaseIdempotencyKey } from '../store/idempotency-queries.js';
+import {
+  answerIdempotencyKey, claimIdempotencyKey, deleteIdempotencyKeysBefore, forgetIdempotencyKey, releaseIdempotencyKey,
+} from '../store/idempotency-queries.js';
 import { batchedWrite } from '../store/write-batcher.js';
 import { createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
 
@@ -42,7 +44,8 @@ function fingerprintOf(body: unknown): string {
   return createHash('sha256').update(JSON.stringify([vin ?? null, command ?? null, code ?? null])).digest('hex');
 }
 
-const sealingContext = (applicationId: string, key: string) => `idempotency:${applicationId}:${key}`;
+/** The additional data a kept response is sealed with: bound to its application and key. */
+export const idempotencySealingContext = (applicationId: string, key: string): string => `idempotency:${applicationId}:${key}`;
 
 export async function createCommandIdempotently(
   deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined,
@@ -58,8 +61,12 @@ export async function createCommandIdempotently(
   if (claim !== true) {
     if (claim.fingerprint !== fingerprint) throw new ServiceError(errors.idempotencyKeyReused);
     if (claim.status_code === null || claim.response === null) throw new ServiceError(errors.idempotencyKeyInFlight, {}, 1);
-    const stored = JSON.parse(openSecret(claim.response, sealingContext(appId, key), deps.keyring.master)) as CreationResponse;
-    return { status: claim.status_code, body: stored, replayed: true };
+    const stored = openKept(claim.response, idempotencySealingContext(appId, key), deps);
+    if (stored !== undefined) return { status: claim.status_code, body: stored, replayed: true };
+    // Sealed under a master key no longer listed (retired without `keys reseal`): the answer is
+    // lost, so the key is forgotten and this request runs as a new one.
+    await batchedWrite(deps.store, (trx) => forgetIdempotencyKey(trx, appId, key, claim.created_at));
+    return createCommandIdempotently(deps, principal, body, signature, clock, key);
   }
 
   let result: { status: number; body: CreationResponse };
@@ -70,9 +77,17 @@ export async function createCommandIdempotently(
     await batchedWrite(deps.store, (trx) => releaseIdempotencyKey(trx, appId, key, claimedAt)).catch(() => undefined);
     throw error;
   }
-  const sealed = sealSecret(JSON.stringify(result.body), sealingContext(appId, key), deps.keyring.master);
+  const sealed = sealSecret(JSON.stringify(result.body), idempotencySealingContext(appId, key), deps.keyring.master);
   await batchedWrite(deps.store, (trx) => answerIdempotencyKey(trx, appId, key, claimedAt, result.status, sealed));
   return { ...result, replayed: false };
+}
+
+function openKept(sealed: string, context: string, deps: CommandServiceDeps): CreationResponse | undefined {
+  try {
+    return JSON.parse(openSecret(sealed, context, deps.keyring.master)) as CreationResponse;
+  } catch {
+    return undefined;
+  }
 }
 
 const SWEEP_INTERVAL_MS = 3_600_000;

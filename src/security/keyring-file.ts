@@ -1,7 +1,8 @@
 /** Reading and creating a keys file: JSON, created with mode 0600 and never overwritten. */
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import { generateKeyringDocument, keyringFromDocument, type Keyring } from './keyring.js';
+import { generateKeyringDocument, KEY_BYTES, keyId, keyringFromDocument, type Keyring, type KeyringDocument } from './keyring.js';
 
 /** Like ssh with a private key: a keys file others can read is refused, not silently used. */
 export function readKeyringFile(path: string): Keyring {
@@ -47,4 +48,47 @@ export function ensureKeyringFile(path: string): { keyring: Keyring; created: bo
     }
   }
   return { keyring: readKeyringFile(path), created };
+}
+
+export type KeyKind = 'jwt' | 'master';
+
+function readDocument(path: string): KeyringDocument {
+  readKeyringFile(path); // the same checks as the service: mode, JSON, keys
+  return JSON.parse(readFileSync(path, 'utf8')) as KeyringDocument;
+}
+
+/** Replaces the file atomically (a crash leaves the old or the new file, never half of one). */
+function writeDocument(path: string, doc: KeyringDocument): void {
+  keyringFromDocument(doc, `new keys for ${path}`);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}
+
+/** Puts a new random key of `kind` first (current); the others stay listed. Returns its id. */
+export function addCurrentKey(path: string, kind: KeyKind): string {
+  const doc = readDocument(path);
+  const key = randomBytes(KEY_BYTES);
+  const id = keyId(key);
+  if (kind === 'jwt') writeDocument(path, { ...doc, jwt: [{ kid: id, secret: key.toString('base64') }, ...doc.jwt] });
+  else writeDocument(path, { ...doc, master: [{ id, key: key.toString('base64') }, ...doc.master] });
+  return id;
+}
+
+/** Removes the key `id` of `kind`; refuses the current key and the last one. */
+/** Where `id` is in the file's list of `kind` keys; throws unless it is there and not the current one. */
+export function retirableKeyIndex(path: string, kind: KeyKind, id: string): number {
+  const ids = readKeyringFile(path)[kind].map((k) => k.id);
+  const index = ids.indexOf(id);
+  if (index < 0) throw new Error(`${path} has no ${kind} key "${id}" (it has: ${ids.join(', ')})`);
+  if (index === 0) throw new Error(`"${id}" is the current ${kind} key; add a new one first (keys rotate)`);
+  return index;
+}
+
+export function removeKey(path: string, kind: KeyKind, id: string): void {
+  const doc = readDocument(path);
+  const index = retirableKeyIndex(path, kind, id);
+  if (kind === 'jwt') writeDocument(path, { ...doc, jwt: doc.jwt.filter((_, i) => i !== index) });
+  else writeDocument(path, { ...doc, master: doc.master.filter((_, i) => i !== index) });
 }

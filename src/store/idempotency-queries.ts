@@ -55,6 +55,11 @@ export async function releaseIdempotencyKey(trx: Db, applicationId: string, key:
     .execute();
 }
 
+/** Drops an answered key whose response can no longer be read. */
+export async function forgetIdempotencyKey(trx: Db, applicationId: string, key: string, createdAt: number): Promise<void> {
+  await trx.deleteFrom('idempotency_keys').where('application_id', '=', applicationId).where('key', '=', key).where('created_at', '=', createdAt).execute();
+}
+
 export async function deleteIdempotencyKeysBefore(db: Db, cutoff: number): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);

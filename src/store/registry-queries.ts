@@ -17,6 +17,11 @@ export const findOem = (db: Db, name: string) => db.selectFrom('oems').selectAll
 export const findCompany = (db: Db, id: string) => db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
 export const findVehicleRow = (db: Db, vin: string) => db.selectFrom('vehicles').selectAll().where('vin', '=', vin).executeTakeFirst();
 
+/** Replaces an OEM's ingest key hash, unless it changed meanwhile (a rotation wins). */
+export async function refreshIngestKeyHash(db: Db, name: string, previous: string, next: string): Promise<void> {
+  await db.updateTable('oems').set({ ingest_key_hash: next }).where('name', '=', name).where('ingest_key_hash', '=', previous).execute();
+}
+
 export async function insertPlan(db: Db, row: Insertable<PlansTable>): Promise<void> {
   await db.insertInto('plans').values(row).execute();
 }

@@ -96,6 +96,25 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     expectRefused(await get(`Bearer ${await forge({ claims })}`));
   });
 
+  it('when the token is not yet valid (nbf ahead of the service clock), then 401; once that time comes, it works', async () => {
+    const nbf = Math.floor(svc.clock.now() / 1000) + 600;
+    const early = await forge({ claims: { nbf } });
+    expectRefused(await get(`Bearer ${early}`));
+    svc.clock.advance(601_000);
+    try {
+      expect((await get(`Bearer ${early}`)).status).toBe(200);
+    } finally {
+      svc.clock.advance(-601_000);
+    }
+  });
+
+  it('when the signature is stripped or the token is cut, then 401', async () => {
+    const [h, p] = token.split('.');
+    expectRefused(await get(`Bearer ${h}.${p}.`));
+    expectRefused(await get(`Bearer ${h}.${p}`));
+    expectRefused(await get(`Bearer ${token}.${token}`));
+  });
+
   it('when the token type is not an access token, then 401', async () => {
     expectRefused(await get(`Bearer ${await forge({ header: { typ: 'JWT' } })}`));
   });

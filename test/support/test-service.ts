@@ -71,6 +71,8 @@ export interface TestService {
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
   /** POST /ingest/{oem} with the fixture's ingest key unless another is given. */
   ingest(records: readonly unknown[], options?: { oem?: string; key?: string }): Promise<TestResponse>;
+  /** Restarts the HTTP app on the same port and database with other keys (a key rotation). */
+  restartWithKeyring(keyring: Keyring): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,10 +96,11 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
   const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 2000, pollTimeoutMs: 1000 };
   const connectors = new ConnectorRegistry(connectorSettings);
-  const app = await buildApp({
-    store, keyring, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
+  const appWith = (keys: Keyring) => buildApp({
+    store, keyring: keys, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
     connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits,
   });
+  let app = await appWith(keyring);
   const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
   let cloud: SimulatedOemCloud | undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -124,8 +127,17 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     return { status: response.status, headers: response.headers, text, body: parsed };
   }
 
+  let currentKeyring = keyring;
   return {
-    kind, url, databaseUrl: database.url, app, store, keyring, clock, tokenSettings, logs, request, connectorSettings, worker,
+    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, worker,
+    get app() { return app; },
+    get keyring() { return currentKeyring; },
+    async restartWithKeyring(next) {
+      await app.close();
+      currentKeyring = next;
+      app = await appWith(next);
+      await app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
+    },
     async useSimulatedCloud(options = {}) {
       const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, 10_000);
       const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: 10, glitchRate: 0, seed: 3 });
