@@ -40,7 +40,7 @@ export function registerTrips(program: Command): void {
     for (const v of vehicles) {
       const start = starts.get(v.vin);
       if (start === undefined) continue;
-      await markTripRewind(ctx.store.db, v.vin, start);
+      await markTripRewind(ctx.store.db, ctx.store.capabilities, v.vin, start);
       const done = report.records;
       const r = await detectTripsForVin(ctx.store, v.vin, v.fuelCapacity, now, settings, (records) => progress.update(done + records, total));
       report.records += r.records;

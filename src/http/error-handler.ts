@@ -8,10 +8,14 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, ServiceError } from '../domain/errors.js';
 
-/** Errors meaning the database is unreachable or refusing work: 503, not 500. */
+/**
+ * Errors meaning the database is unreachable or refusing work for now: 503 with Retry-After, not
+ * 500. A deadlock or serialization failure (40P01, 40001) rolled the statement back whole, so the
+ * same request sent again is safe; queries are written not to cause them.
+ */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', 'SQLITE_BUSY',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', '40P01', '40001', 'SQLITE_BUSY',
 ]);
 
 /** pg's errors for a lost or unobtainable connection carry no code, only these messages. */

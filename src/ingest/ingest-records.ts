@@ -58,7 +58,7 @@ export async function ingestRecords(
   // Trip detection may already have passed these instants; if so it must go back to them.
   const earliest = new Map<string, number>();
   for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
-  await markTripRewinds(store.db, earliest);
+  await markTripRewinds(store.db, store.capabilities, earliest);
   rejected.sort((a, b) => a.index - b.index);
   return { accepted, rejected };
 }

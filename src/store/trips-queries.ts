@@ -68,8 +68,8 @@ export function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidat
 }
 
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */
-export async function markTripRewind(db: Db, vin: string, ts: number): Promise<void> {
-  await markTripRewinds(db, new Map([[vin, ts]]));
+export async function markTripRewind(db: Db, capabilities: DialectCapabilities, vin: string, ts: number): Promise<void> {
+  await markTripRewinds(db, capabilities, new Map([[vin, ts]]));
 }
 
 /** VINs per statement: two parameters each, far under either database's limit. */
@@ -78,17 +78,23 @@ const REWIND_CHUNK = 500;
 /**
  * `markTripRewind` for many VINs in one statement per 500 (an ingest batch covers many vehicles:
  * one round trip instead of one per VIN). The list is a `select … union all` so both dialects
- * read it the same way; the casts give PostgreSQL the types.
+ * read it the same way; the casts give PostgreSQL the types. Where writers run concurrently the
+ * cursors are locked first in VIN order: two ingest requests updating the same cursors in
+ * whatever order their join produced could deadlock, and one of them would fail.
  */
-export async function markTripRewinds(db: Db, earliestByVin: ReadonlyMap<string, number>): Promise<void> {
+export async function markTripRewinds(db: Db, capabilities: DialectCapabilities, earliestByVin: ReadonlyMap<string, number>): Promise<void> {
   const entries = [...earliestByVin];
+  const lockInOrder = capabilities.concurrentWriters ? sql` order by c.vin for update of c` : sql``;
   for (let i = 0; i < entries.length; i += REWIND_CHUNK) {
     const rows = entries.slice(i, i + REWIND_CHUNK)
       .map(([vin, ts]) => sql`select cast(${vin} as varchar(17)) as vin, cast(${ts} as bigint) as ts`);
     await sql`
       update trip_cursors set rewind_from = case when rewind_from is null or rewind_from > late.ts then late.ts else rewind_from end
-      from (${sql.join(rows, sql` union all `)}) as late
-      where trip_cursors.vin = late.vin and trip_cursors.processed_until >= late.ts`.execute(db);
+      from (
+        select c.vin as vin, l.ts as ts from trip_cursors c join (${sql.join(rows, sql` union all `)}) as l on c.vin = l.vin
+        where c.processed_until >= l.ts${lockInOrder}
+      ) as late
+      where trip_cursors.vin = late.vin`.execute(db);
   }
 }
 

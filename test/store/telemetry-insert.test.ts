@@ -34,7 +34,7 @@ describe.each(DATABASE_KINDS)('insertTelemetry on %s', (kind) => {
   let store: StoreConnection;
   beforeAll(async () => {
     database = await createTestDatabase(kind);
-    store = openStore(database.url, { poolSize: 2 });
+    store = openStore(database.url, { poolSize: 8 });
     await migrateToLatest(store);
     await ensureTelemetryPartitions(store, [T - 86_400_000, T, T + 86_400_000]);
   });
@@ -102,6 +102,19 @@ describe.each(DATABASE_KINDS)('insertTelemetry on %s', (kind) => {
     expect(back[0]!.latitude).toBe(0.30000000000000004);
     expect(back[1]!.latitude).toBe(-23.55052);
     expect(back.map((r) => r.ts)).toEqual(rows.map((r) => r.ts));
+  });
+
+  it('when eight requests send the same 300 records at once in different orders, then none fails and each is stored once', async () => {
+    const vins = ['1HGBH41JXMN600001', '1HGBH41JXMN600002', '1HGBH41JXMN600003'];
+    const rows = Array.from({ length: 300 }, (_, i) => fullRow(vins[i % 3]!, Math.floor(i / 3)));
+    for (let round = 0; round < 3; round++) {
+      await store.db.deleteFrom('telemetry').where('vin', 'in', vins).execute();
+      const orders = Array.from({ length: 8 }, (_, k) => [...rows].sort((a, b) => ((a.ts * 31 + k * 7919 + a.vin.charCodeAt(16)) % 997) - ((b.ts * 31 + k * 7919 + b.vin.charCodeAt(16)) % 997)));
+      const outcomes = await Promise.allSettled(orders.map((batch) => insertTelemetry(store, batch)));
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+      const { n } = await store.db.selectFrom('telemetry').select((eb) => eb.fn.countAll<string | number>().as('n')).where('vin', 'in', vins).executeTakeFirstOrThrow();
+      expect(Number(n)).toBe(300);
+    }
   });
 
   it('when the batch is empty, then nothing is sent to the database', async () => {

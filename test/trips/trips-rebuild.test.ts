@@ -28,7 +28,7 @@ describe.each(DATABASE_KINDS)('trips rebuild on %s', (kind) => {
 
     const start = await safeRebuildStart(svc.store, vin, T0 - 60 * DAY, settings);
     expect(start).toBeGreaterThan(old.endTs);
-    await markTripRewind(svc.store.db, vin, start!);
+    await markTripRewind(svc.store.db, svc.store.capabilities, vin, start!);
     await detectTripsForVin(svc.store, vin, 55, T0, settings);
     const after = await svc.store.db.selectFrom('trips').select(['start_ts', 'end_ts']).where('vin', '=', vin).orderBy('start_ts').execute();
     expect(after).toEqual(before);
