@@ -11,9 +11,9 @@ import type { Clock } from '../domain/clock.js';
 import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import { OemFailure } from '../oem/oem-connector.js';
-import { batchedWrite } from '../store/write-batcher.js';
+import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { claimDueCommands, expireOverdueCommands, finishCommand, schedulePoll } from '../store/commands-queries.js';
+import { claimDueCommands, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
 
@@ -58,7 +58,7 @@ export class CommandWorker {
 
   /** Outcomes of one pass's polls share commits (group commit), each still guarded by the lease. */
   #finish(id: string, status: 'Success' | 'Error', detail: unknown, now: number): Promise<boolean> {
-    return batchedWrite(this.#store, (trx) => finishCommand(trx, id, status, detail, now, this.owner));
+    return batchedRows(this.#store, finishCommandRows, { id, status, detail, now, leaseOwner: this.owner });
   }
 
   #reschedule(id: string, nextPollAt: number): Promise<void> {

@@ -21,11 +21,11 @@ import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import {
-  countWrongCode, findCommand, finishCommand, insertCommand, listConfirmations, markInitiated, useConfirmation, type CommandRow,
+  countWrongCode, findCommand, finishCommandRows, insertCommand, insertCommands, listConfirmations, markInitiatedRows, useConfirmation, type CommandRow,
 } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { batchedWrite } from '../store/write-batcher.js';
+import { batchedRows } from '../store/write-batcher.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
 import { verifyCommandSignature } from './verify-command-signature.js';
 
@@ -84,7 +84,7 @@ export async function createCommand(
       status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
     };
     // Committed (with whatever other requests wrote in the same turn) before the automaker is called.
-    await batchedWrite(deps.store, (trx) => insertCommand(trx, row));
+    await batchedRows(deps.store, insertCommands, row);
   }
 
   const base = { id: record.id, vin: record.vin, command: record.command };
@@ -92,13 +92,13 @@ export async function createCommand(
     const connector = deps.connectors.for({ connector: target.connector!, base_url: target.baseUrl });
     const { statusUrl } = await connector.initiate({ commandId: record.id, vin: record.vin, command: record.command });
     const firstPoll = clock.now() + FIRST_POLL_MS;
-    await batchedWrite(deps.store, (trx) => markInitiated(trx, record.id, statusUrl, firstPoll));
+    await batchedRows(deps.store, markInitiatedRows, { id: record.id, statusUrl, firstPoll });
     return { status: 200, body: { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) } };
   } catch (error) {
     if (!(error instanceof OemFailure)) throw error;
     const detail = error.kind === 'send' ? OEM_SEND_FAILED : OEM_INITIATE_FAILED;
     const at = clock.now();
-    await batchedWrite(deps.store, (trx) => finishCommand(trx, record.id, 'Error', detail, at));
+    await batchedRows(deps.store, finishCommandRows, { id: record.id, status: 'Error', detail, now: at });
     return { status: 502, body: { ...base, status: 'Error', detail } };
   }
 }

@@ -2,11 +2,12 @@
  * Reads and writes of commands. Every state change is one statement guarded by the state it
  * leaves (and, for workers, by the lease it holds), so concurrent callers cannot both win.
  */
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery } from './compiled-query.js';
 import type { CommandsTable } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
+import type { RowsStatement } from './write-batcher.js';
 
 export type CommandRow = Selectable<CommandsTable>;
 
@@ -16,6 +17,24 @@ const PENDING = sql.lit('Pending');
 export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Promise<void> {
   await db.insertInto('commands').values(row).execute();
 }
+
+/** `insertCommand` for a group commit's rows: one statement for all of them. */
+export const insertCommands: RowsStatement<Insertable<CommandsTable>, void> = async (db, rows) => {
+  if (rows.length === 1) await insertCommand(db, rows[0]!);
+  else await db.insertInto('commands').values([...rows]).execute();
+  return rows.map(() => undefined);
+};
+
+/**
+ * A list of rows as a derived table both dialects read the same way (`select … union all …`);
+ * the casts give PostgreSQL the types.
+ */
+function givenRows<R>(rows: readonly R[], columns: (row: R) => RawBuilder<unknown>[]) {
+  return sql.join(rows.map((row) => sql`select ${sql.join(columns(row))}`), sql` union all `);
+}
+
+/** Each of `rows` names its own command, once: a batch naming one twice is written row by row. */
+const distinctIds = (rows: readonly { id: string }[]) => new Set(rows.map((r) => r.id)).size === rows.length;
 
 const commandById = compiledQuery(1, (db, id: string) => db.selectFrom('commands').selectAll().where('id', '=', id));
 
@@ -52,6 +71,26 @@ export async function markInitiated(db: Db, id: string, statusUrl: string, first
     .where('id', '=', id).where('status', '=', 'Pending').execute();
 }
 
+export interface Initiation {
+  readonly id: string;
+  readonly statusUrl: string;
+  readonly firstPoll: number;
+}
+
+/** `markInitiated` for a group commit's rows: one statement for all of them. */
+export const markInitiatedRows: RowsStatement<Initiation, void> = async (db, rows) => {
+  if (rows.length === 1 || !distinctIds(rows)) {
+    for (const r of rows) await markInitiated(db, r.id, r.statusUrl, r.firstPoll);
+  } else {
+    const given = givenRows(rows, (r) => [
+      sql`cast(${r.id} as varchar(36)) as id`, sql`cast(${r.statusUrl} as text) as status_url`, sql`cast(${r.firstPoll} as bigint) as next_poll_at`,
+    ]);
+    await sql`update commands set status_url = given.status_url, next_poll_at = given.next_poll_at
+      from (${given}) as given where commands.id = given.id and commands.status = ${PENDING}`.execute(db);
+  }
+  return rows.map(() => undefined);
+};
+
 /** A final outcome; only from Pending, and only by the lease holder when one is given. */
 export async function finishCommand(db: Db, id: string, status: 'Success' | 'Error', detail: unknown, now: number, leaseOwner?: string): Promise<boolean> {
   let q = db.updateTable('commands')
@@ -61,6 +100,34 @@ export async function finishCommand(db: Db, id: string, status: 'Success' | 'Err
   const result = await q.executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+export interface Outcome {
+  readonly id: string;
+  readonly status: 'Success' | 'Error';
+  readonly detail: unknown;
+  readonly now: number;
+  readonly leaseOwner?: string;
+}
+
+/** `finishCommand` for a group commit's rows: one statement; each row answers whether it landed. */
+export const finishCommandRows: RowsStatement<Outcome, boolean> = async (db, rows) => {
+  if (rows.length === 1 || !distinctIds(rows)) {
+    const landed: boolean[] = [];
+    for (const r of rows) landed.push(await finishCommand(db, r.id, r.status, r.detail, r.now, r.leaseOwner));
+    return landed;
+  }
+  const given = givenRows(rows, (r) => [
+    sql`cast(${r.id} as varchar(36)) as id`, sql`cast(${r.status} as varchar(16)) as status`, sql`cast(${JSON.stringify(r.detail)} as text) as detail`,
+    sql`cast(${r.now} as bigint) as updated_at`, sql`cast(${r.leaseOwner ?? null} as varchar(64)) as lease_owner`,
+  ]);
+  const { rows: landed } = await sql<{ id: string }>`
+    update commands set status = given.status, detail = given.detail, updated_at = given.updated_at, next_poll_at = null, lease_owner = null, lease_until = null
+    from (${given}) as given
+    where commands.id = given.id and commands.status = ${PENDING} and (given.lease_owner is null or commands.lease_owner = given.lease_owner)
+    returning commands.id`.execute(db);
+  const ids = new Set(landed.map((r) => r.id));
+  return rows.map((r) => ids.has(r.id));
+};
 
 /** Still pending at the automaker: poll again later and let go of the lease. */
 export async function schedulePoll(db: Db, id: string, leaseOwner: string, nextPollAt: number): Promise<void> {

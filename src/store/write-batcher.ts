@@ -1,71 +1,134 @@
 /**
  * Group commit for small, independent writes made by many requests at once (a command's insert,
  * its status URL, its outcome). Writes queued during one turn of the event loop go to the
- * database in one transaction, and each caller's promise settles only after that transaction
- * commits, so nothing is acknowledged before it is durable. One commit instead of one per write:
- * on SQLite each commit appends to the WAL, on PostgreSQL each one waits for a flush.
- * If the shared transaction fails, each write is retried alone, so one bad write fails only its
- * own caller. A queued write must use only the `trx` it is given, and must not queue another.
+ * database together, and each caller's promise settles only after they commit, so nothing is
+ * acknowledged before it is durable. One commit instead of one per write: on SQLite each commit
+ * appends to the WAL, on PostgreSQL each one waits for a flush.
+ *
+ * Two kinds of write share a batch:
+ * - `batchedWrite(store, work)`: any statements, run one after another in the shared transaction;
+ * - `batchedRows(store, statement, row)`: rows for a statement that writes many rows at once,
+ *   so the batch's rows of that statement cost one round trip, not one each (on PostgreSQL every
+ *   statement is a socket write and a server round trip; the profile of command creation showed
+ *   those writes as its largest cost). A batch that is one such statement needs no transaction.
+ * If the shared work fails, each write is retried alone, so one bad write fails only its own
+ * caller. A queued write must use only the `trx` it is given, and must not queue another.
  */
 import type { Db, StoreConnection } from './connection.js';
 
-type Work = { run: (trx: Db) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+/** Writes every row in one statement; resolves with one result per row, in order. */
+export type RowsStatement<R, T> = (db: Db, rows: readonly R[]) => Promise<readonly T[]>;
 
-/** Most writes in one transaction: a burst larger than this is split over several commits. */
+type Settle = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Work = Settle & { run: (trx: Db) => Promise<unknown> };
+type Row = Settle & { statement: RowsStatement<unknown, unknown>; row: unknown };
+type Unit = { alone: Work } | { statement: RowsStatement<unknown, unknown>; rows: Row[] };
+
+/** Most writes in one batch: a burst larger than this is split over several commits. */
 const MAX_BATCH = 256;
 
 class WriteBatcher {
   readonly #db: Db;
-  #queue: Work[] = [];
+  #queue: (Work | Row)[] = [];
   #scheduled = false;
 
   constructor(db: Db) {
     this.#db = db;
   }
 
-  run<T>(work: (trx: Db) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ run: work, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => void this.#flush());
-      }
-    });
+  enqueue(item: Work | Row): void {
+    this.#queue.push(item);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => void this.#flush());
+    }
   }
 
   async #flush(): Promise<void> {
     const batch = this.#queue.splice(0, MAX_BATCH);
     if (this.#queue.length > 0) setImmediate(() => void this.#flush());
     else this.#scheduled = false;
-    if (batch.length === 1) return this.#alone(batch[0]!);
-    let results: unknown[];
+    const units = groupByStatement(batch);
+    if (units.length === 1) return this.#runAlone(units[0]!);
+    let results: unknown[][];
     try {
       results = await this.#db.transaction().execute(async (trx) => {
-        const out: unknown[] = [];
-        for (const work of batch) out.push(await work.run(trx));
+        const out: unknown[][] = [];
+        for (const unit of units) out.push(await runUnit(trx, unit));
         return out;
       });
     } catch {
-      for (const work of batch) await this.#alone(work);
+      for (const unit of units) await this.#runAlone(unit);
       return;
     }
-    batch.forEach((work, i) => work.resolve(results[i]));
+    units.forEach((unit, i) => settleUnit(unit, results[i]!));
   }
 
-  async #alone(work: Work): Promise<void> {
+  /** One unit on its own: a single statement commits by itself. On failure, each row alone. */
+  async #runAlone(unit: Unit): Promise<void> {
     try {
-      work.resolve(await work.run(this.#db));
+      settleUnit(unit, await runUnit(this.#db, unit));
     } catch (error) {
-      work.reject(error);
+      if ('alone' in unit || unit.rows.length === 1) {
+        for (const item of 'alone' in unit ? [unit.alone] : unit.rows) item.reject(error);
+        return;
+      }
+      for (const row of unit.rows) await this.#runAlone({ statement: unit.statement, rows: [row] });
     }
   }
 }
 
+function groupByStatement(batch: readonly (Work | Row)[]): Unit[] {
+  const units: Unit[] = [];
+  const byStatement = new Map<RowsStatement<unknown, unknown>, Row[]>();
+  for (const item of batch) {
+    if ('run' in item) {
+      units.push({ alone: item });
+      continue;
+    }
+    let rows = byStatement.get(item.statement);
+    if (!rows) {
+      byStatement.set(item.statement, (rows = []));
+      units.push({ statement: item.statement, rows });
+    }
+    rows.push(item);
+  }
+  return units;
+}
+
+async function runUnit(db: Db, unit: Unit): Promise<unknown[]> {
+  if ('alone' in unit) return [await unit.alone.run(db)];
+  const results = await unit.statement(db, unit.rows.map((r) => r.row));
+  if (results.length !== unit.rows.length) throw new Error(`a batched statement answered ${results.length} results for ${unit.rows.length} rows`);
+  return [...results];
+}
+
+function settleUnit(unit: Unit, results: readonly unknown[]): void {
+  if ('alone' in unit) unit.alone.resolve(results[0]);
+  else unit.rows.forEach((row, i) => row.resolve(results[i]));
+}
+
 const batchers = new WeakMap<StoreConnection, WriteBatcher>();
+
+function batcherOf(store: StoreConnection): WriteBatcher {
+  let batcher = batchers.get(store);
+  if (!batcher) batchers.set(store, (batcher = new WriteBatcher(store.db)));
+  return batcher;
+}
 
 /** Runs `work` in the store's next group commit; resolves with its result once committed. */
 export function batchedWrite<T>(store: StoreConnection, work: (trx: Db) => Promise<T>): Promise<T> {
-  let batcher = batchers.get(store);
-  if (!batcher) batchers.set(store, (batcher = new WriteBatcher(store.db)));
-  return batcher.run(work);
+  return new Promise<T>((resolve, reject) => {
+    batcherOf(store).enqueue({ run: work, resolve: resolve as (v: unknown) => void, reject });
+  });
+}
+
+/**
+ * Writes `row` with `statement` in the store's next group commit, together with every other row
+ * queued for the same statement; resolves with this row's result once committed.
+ */
+export function batchedRows<R, T>(store: StoreConnection, statement: RowsStatement<R, T>, row: R): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    batcherOf(store).enqueue({ statement: statement as RowsStatement<unknown, unknown>, row, resolve: resolve as (v: unknown) => void, reject });
+  });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { batchedWrite } from '../../src/store/write-batcher.js';
+import { batchedRows, batchedWrite, type RowsStatement } from '../../src/store/write-batcher.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
@@ -42,5 +42,37 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
     const ids = Array.from({ length: 600 }, (_, i) => 100 + i);
     expect(await Promise.all(ids.map((id) => insert(id, 'x')))).toEqual(ids);
     expect((await labels()).length).toBe(605);
+  });
+
+  /** One multi-row insert per call; counts its calls and the rows of each. */
+  const calls: number[] = [];
+  const insertRows: RowsStatement<{ id: number; label: string }, number> = async (db, rows) => {
+    calls.push(rows.length);
+    await sql`insert into items (id, label) values ${sql.join(rows.map((r) => sql`(${r.id}, ${r.label})`))}`.execute(db);
+    return rows.map((r) => r.id);
+  };
+  const insertRow = (id: number, label: string) => batchedRows(store, insertRows, { id, label });
+  const idsIn = (from: number, to: number) => (label: string) => Number(label.split(':')[0]) >= from && Number(label.split(':')[0]) < to;
+
+  it('when rows for one statement are queued in one turn, then one call writes them all and each caller gets its own result', async () => {
+    calls.length = 0;
+    expect(await Promise.all([insertRow(2001, 'r'), insertRow(2002, 's'), insertRow(2003, 't')])).toEqual([2001, 2002, 2003]);
+    expect(calls).toEqual([3]);
+    expect((await labels()).filter(idsIn(2000, 2010))).toEqual(['2001:r', '2002:s', '2003:t']);
+  });
+
+  it('when rows and other writes share a turn, then they commit together and each caller gets its own result', async () => {
+    calls.length = 0;
+    expect(await Promise.all([insertRow(2011, 'a'), insert(2012, 'b'), insertRow(2013, 'c')])).toEqual([2011, 2012, 2013]);
+    expect(calls).toEqual([2]);
+    expect((await labels()).filter(idsIn(2010, 2020))).toEqual(['2011:a', '2012:b', '2013:c']);
+  });
+
+  it('when one row of a statement fails, then only its caller sees the error and the other rows are stored', async () => {
+    calls.length = 0;
+    const outcomes = await Promise.allSettled([insertRow(2021, 'a'), insertRow(2001, 'duplicate'), insertRow(2023, 'c')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(calls).toEqual([3, 1, 1, 1]);
+    expect((await labels()).filter((l) => idsIn(2000, 2010)(l) || idsIn(2020, 2030)(l))).toEqual(['2001:r', '2002:s', '2003:t', '2021:a', '2023:c']);
   });
 });

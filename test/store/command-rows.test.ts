@@ -1,0 +1,79 @@
+/**
+ * The command writes of a group commit as one statement per batch (insertCommands,
+ * markInitiatedRows, finishCommandRows): each row lands as its single-row form would, and a row
+ * whose guard does not hold (not Pending, another worker's lease) is left alone and says so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { finishCommandRows, insertCommands, markInitiatedRows } from '../../src/store/commands-queries.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openStore } from '../../src/store/open-store.js';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
+
+const T = Date.UTC(2026, 10, 20, 12);
+
+const command = (id: string, status = 'Pending') => ({
+  id, application_id: 'app-1', company_id: 'acme', vin: '1HGBH41JXMN109186', oem: 'volta', command: 'diagnostics',
+  status, detail: '{}', created_at: T, updated_at: T, deadline_at: T + 120_000, code_attempts: 0, poll_attempts: 0,
+});
+
+describe.each(DATABASE_KINDS)('command row statements on %s', (kind) => {
+  let database: TestDatabase;
+  let store: StoreConnection;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = openStore(database.url, { poolSize: 2 });
+    await migrateToLatest(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  const read = (ids: string[]) => store.db.selectFrom('commands')
+    .select(['id', 'status', 'detail', 'status_url', 'next_poll_at', 'updated_at', 'lease_owner']).where('id', 'in', ids).orderBy('id').execute();
+
+  it('when three commands are inserted and initiated in one statement each, then every row holds its own values', async () => {
+    const ids = ['c-01', 'c-02', 'c-03'];
+    await insertCommands(store.db, ids.map((id) => command(id)));
+    await markInitiatedRows(store.db, ids.map((id, i) => ({ id, statusUrl: `http://oem/status/${id}`, firstPoll: T + 1000 + i })));
+    expect((await read(ids)).map((r) => [r.id, r.status, r.status_url, Number(r.next_poll_at)])).toEqual([
+      ['c-01', 'Pending', 'http://oem/status/c-01', T + 1000],
+      ['c-02', 'Pending', 'http://oem/status/c-02', T + 1001],
+      ['c-03', 'Pending', 'http://oem/status/c-03', T + 1002],
+    ]);
+  });
+
+  it('when outcomes are recorded together, then only rows still Pending and held by the given lease change, and each answers whether it did', async () => {
+    const ids = ['f-01', 'f-02', 'f-03', 'f-04', 'f-05'];
+    await insertCommands(store.db, [command('f-01'), command('f-02'), command('f-03', 'Success'), command('f-04'), command('f-05')]);
+    await store.db.updateTable('commands').set({ lease_owner: 'worker-a' }).where('id', 'in', ['f-01', 'f-02']).execute();
+    await store.db.updateTable('commands').set({ lease_owner: 'worker-b' }).where('id', '=', 'f-04').execute();
+    const landed = await finishCommandRows(store.db, [
+      { id: 'f-01', status: 'Success', detail: { fuel_amount: 31.5 }, now: T + 5000, leaseOwner: 'worker-a' },
+      { id: 'f-02', status: 'Error', detail: 'Command timeout.', now: T + 6000, leaseOwner: 'worker-a' },
+      { id: 'f-03', status: 'Error', detail: 'Command timeout.', now: T + 7000 },
+      { id: 'f-04', status: 'Success', detail: {}, now: T + 8000, leaseOwner: 'worker-a' },
+      { id: 'f-05', status: 'Error', detail: 'Failed to send command to the OEM.', now: T + 9000 },
+    ]);
+    expect(landed).toEqual([true, true, false, false, true]);
+    expect((await read(ids)).map((r) => [r.id, r.status, JSON.parse(r.detail), Number(r.updated_at), r.lease_owner])).toEqual([
+      ['f-01', 'Success', { fuel_amount: 31.5 }, T + 5000, null],
+      ['f-02', 'Error', 'Command timeout.', T + 6000, null],
+      ['f-03', 'Success', {}, T, null],
+      ['f-04', 'Pending', {}, T, 'worker-b'],
+      ['f-05', 'Error', 'Failed to send command to the OEM.', T + 9000, null],
+    ]);
+  });
+
+  it('when one batch names a command twice with different leases, then only the holder of the lease lands', async () => {
+    await insertCommands(store.db, [command('d-01')]);
+    await store.db.updateTable('commands').set({ lease_owner: 'worker-b' }).where('id', '=', 'd-01').execute();
+    const landed = await finishCommandRows(store.db, [
+      { id: 'd-01', status: 'Error', detail: 'Command timeout.', now: T + 1, leaseOwner: 'worker-a' },
+      { id: 'd-01', status: 'Success', detail: { ok: 1 }, now: T + 2, leaseOwner: 'worker-b' },
+    ]);
+    expect(landed).toEqual([false, true]);
+    expect((await read(['d-01']))[0]).toMatchObject({ status: 'Success', detail: '{"ok":1}' });
+  });
+});
