@@ -64,15 +64,21 @@ export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): Tel
   };
 }
 
+const byVinThenInstant = (a: TelemetryRow, b: TelemetryRow) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : a.ts - b.ts);
+
 /**
  * Stores records; a (VIN, instant) already stored is kept as it was (first write wins, also
  * between two rows of one call), so a batch resent after a timeout changes nothing. One call is
  * atomic: a single statement where array parameters exist (PostgreSQL), otherwise multi-row
  * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite).
  */
-export async function insertTelemetry(store: StoreConnection, rows: readonly TelemetryRow[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function insertTelemetry(store: StoreConnection, given: readonly TelemetryRow[]): Promise<void> {
+  if (given.length === 0) return;
   if (store.capabilities.arrayParameters) {
+    // Concurrent calls holding the same (VIN, instant) in different orders each wait for the other
+    // on the unique index: a deadlock, and one call fails. Rows in one order cannot (the sort is
+    // stable, so the first of two equal keys still wins).
+    const rows = [...given].sort(byVinThenInstant);
     const arrays: unknown[][] = UNNEST_COLUMNS.map(() => new Array<unknown>(rows.length));
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
@@ -81,9 +87,10 @@ export async function insertTelemetry(store: StoreConnection, rows: readonly Tel
     await store.db.executeQuery(CompiledQuery.raw(INSERT_TELEMETRY_UNNEST_SQL, arrays));
     return;
   }
+  // SQLite has one writer at a time: no order needed.
   await store.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
+    for (let i = 0; i < given.length; i += INSERT_CHUNK) {
+      const chunk = given.slice(i, i + INSERT_CHUNK);
       await trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing()).execute();
     }
   });
