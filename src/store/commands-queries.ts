@@ -2,9 +2,10 @@
  * Reads and writes of commands. Every state change is one statement guarded by the state it
  * leaves (and, for workers, by the lease it holds), so concurrent callers cannot both win.
  */
-import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery } from './compiled-query.js';
+import { givenRows } from './given-rows.js';
 import type { CommandsTable } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
 import type { RowsStatement } from './write-batcher.js';
@@ -24,14 +25,6 @@ export const insertCommands: RowsStatement<Insertable<CommandsTable>, void> = as
   else await db.insertInto('commands').values([...rows]).execute();
   return rows.map(() => undefined);
 };
-
-/**
- * A list of rows as a derived table both dialects read the same way (`select … union all …`);
- * the casts give PostgreSQL the types.
- */
-function givenRows<R>(rows: readonly R[], columns: (row: R) => RawBuilder<unknown>[]) {
-  return sql.join(rows.map((row) => sql`select ${sql.join(columns(row))}`), sql` union all `);
-}
 
 /** Each of `rows` names its own command, once: a batch naming one twice is written row by row. */
 const distinctIds = (rows: readonly { id: string }[]) => new Set(rows.map((r) => r.id)).size === rows.length;

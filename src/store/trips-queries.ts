@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { DetectedTrip } from '../domain/trip-detection.js';
 import type { Db } from './connection.js';
 import type { DialectCapabilities } from './dialect.js';
+import { givenRows } from './given-rows.js';
 import type { TripCursorsTable, TripsTable } from './schema.js';
 
 export type TripRow = Selectable<TripsTable>;
@@ -77,8 +78,7 @@ const REWIND_CHUNK = 500;
 
 /**
  * `markTripRewind` for many VINs in one statement per 500 (an ingest batch covers many vehicles:
- * one round trip instead of one per VIN). The list is a `select … union all` so both dialects
- * read it the same way; the casts give PostgreSQL the types. Where writers run concurrently the
+ * one round trip instead of one per VIN). Where writers run concurrently the
  * cursors are locked first in VIN order: two ingest requests updating the same cursors in
  * whatever order their join produced could deadlock, and one of them would fail.
  */
@@ -86,12 +86,11 @@ export async function markTripRewinds(db: Db, capabilities: DialectCapabilities,
   const entries = [...earliestByVin];
   const lockInOrder = capabilities.concurrentWriters ? sql` order by c.vin for update of c` : sql``;
   for (let i = 0; i < entries.length; i += REWIND_CHUNK) {
-    const rows = entries.slice(i, i + REWIND_CHUNK)
-      .map(([vin, ts]) => sql`select cast(${vin} as varchar(17)) as vin, cast(${ts} as bigint) as ts`);
+    const given = givenRows(entries.slice(i, i + REWIND_CHUNK), ([vin, ts]) => [sql`cast(${vin} as varchar(17)) as vin`, sql`cast(${ts} as bigint) as ts`]);
     await sql`
       update trip_cursors set rewind_from = case when rewind_from is null or rewind_from > late.ts then late.ts else rewind_from end
       from (
-        select c.vin as vin, l.ts as ts from trip_cursors c join (${sql.join(rows, sql` union all `)}) as l on c.vin = l.vin
+        select c.vin as vin, l.ts as ts from trip_cursors c join (${given}) as l on c.vin = l.vin
         where c.processed_until >= l.ts${lockInOrder}
       ) as late
       where trip_cursors.vin = late.vin`.execute(db);
