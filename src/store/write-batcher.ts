@@ -50,10 +50,10 @@ class WriteBatcher {
     else this.#scheduled = false;
     const units = groupByStatement(batch);
     if (units.length === 1) return this.#runAlone(units[0]!);
-    let results: unknown[][];
+    let results: (readonly unknown[])[];
     try {
       results = await this.#db.transaction().execute(async (trx) => {
-        const out: unknown[][] = [];
+        const out: (readonly unknown[])[] = [];
         for (const unit of units) out.push(await runUnit(trx, unit));
         return out;
       });
@@ -96,11 +96,11 @@ function groupByStatement(batch: readonly (Work | Row)[]): Unit[] {
   return units;
 }
 
-async function runUnit(db: Db, unit: Unit): Promise<unknown[]> {
+async function runUnit(db: Db, unit: Unit): Promise<readonly unknown[]> {
   if ('alone' in unit) return [await unit.alone.run(db)];
   const results = await unit.statement(db, unit.rows.map((r) => r.row));
   if (results.length !== unit.rows.length) throw new Error(`a batched statement answered ${results.length} results for ${unit.rows.length} rows`);
-  return [...results];
+  return results;
 }
 
 function settleUnit(unit: Unit, results: readonly unknown[]): void {
