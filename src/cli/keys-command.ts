@@ -66,6 +66,9 @@ export function registerKeys(program: Command): void {
     .option('--jwt', 'a JWT signing key')
     .option('--master', 'a master key')
     .option('--force', 'retire a master key even though values stored under it become unreadable')
+    // Key ids are base64url, so one in 64 starts with "-": take it as the id, not as an unknown
+    // option (a mistyped option still fails: it is a second argument, or no key has that id).
+    .allowUnknownOption()
     .action(async (id: string, opts: Record<string, unknown>) => withStore(opts, async (ctx) => {
       const kind = kindOf(opts as { jwt?: boolean; master?: boolean });
       const file = ctx.config.keysFile;

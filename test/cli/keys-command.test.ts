@@ -68,4 +68,9 @@ describe('telematics keys', () => {
     expect(readKeyringFile(keysFile).jwt.map((k) => k.id)).not.toContain(oldKid);
     expect((await fails('keys', 'retire', 'x')).stderr).toMatch(/--jwt or --master/);
   });
+
+  it('when a key id starts with "-" (base64url), then retire takes it as the id, and a mistyped option is still refused', async () => {
+    expect((await fails('keys', 'retire', '-iSKEtDTf43N', '--jwt')).stderr).toMatch(/has no jwt key "-iSKEtDTf43N"/);
+    expect((await fails('keys', 'retire', 'abc', '--jwt', '--forse')).stderr).toMatch(/too many arguments/);
+  });
 });
