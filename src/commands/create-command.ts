@@ -50,19 +50,34 @@ const CONFIRMATION_LOOKBACK_MS = 24 * 3_600_000;
 const codeHashInput = (id: string, code: string) => `confirmation:${id}:${code}`;
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
-export async function createCommand(
-  deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock,
-): Promise<{ status: 200 | 502; body: CreationResponse }> {
-  const db = deps.store.db;
-  const now = clock.now();
+/** A creation request that passed D4's checks up to and including the signature. */
+export interface SignedCommandRequest {
+  readonly vin: string;
+  readonly command: string;
+  readonly code: unknown;
+}
+
+/**
+ * D4's checks that need nothing but the request and the caller: body, vin, command, signature.
+ * A replayed `Idempotency-Key` answer must pass them too, so they stand on their own.
+ */
+export function checkSignedRequest(deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown): SignedCommandRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError(errors.invalidRequest, { reason: 'body must be a JSON object' });
   const { vin, command, code } = body as Record<string, unknown>;
   if (!nonEmptyString(vin)) throw new ServiceError(errors.vinMissing);
   if (!nonEmptyString(command)) throw new ServiceError(errors.commandMissing);
-
   // The application as authentication read it for this request: no second read.
   verifyCommandSignature(principal.application, deps.keyring, vin, command, signature);
+  return { vin, command, code };
+}
 
+/** The rest of D4 and the creation itself, for a request `checkSignedRequest` let through. */
+export async function createCommand(
+  deps: CommandServiceDeps, principal: Principal, request: SignedCommandRequest, clock: Clock,
+): Promise<{ status: 200 | 502; body: CreationResponse }> {
+  const db = deps.store.db;
+  const now = clock.now();
+  const { vin, command, code } = request;
   const companyId = principal.companyId;
   const target = isValidVin(vin)
     ? await cachedRegistryRead(deps.store, `command-target:${companyId}:${vin}`, () => findCommandTarget(db, companyId, vin))

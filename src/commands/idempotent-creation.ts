@@ -18,7 +18,7 @@ import {
   answerIdempotencyKey, claimIdempotencyKey, deleteIdempotencyKeysBefore, forgetIdempotencyKey, releaseIdempotencyKey,
 } from '../store/idempotency-queries.js';
 import { batchedWrite } from '../store/write-batcher.js';
-import { createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
+import { checkSignedRequest, createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
 
 /** How long a key and its response are kept. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -50,8 +50,12 @@ export const idempotencySealingContext = (applicationId: string, key: string): s
 export async function createCommandIdempotently(
   deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined,
 ): Promise<CreationResult> {
-  if (key === undefined) return { ...(await createCommand(deps, principal, body, signature, clock)), replayed: false };
-  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new ServiceError(errors.idempotencyKeyInvalid);
+  if (key !== undefined && (typeof key !== 'string' || !KEY_PATTERN.test(key))) throw new ServiceError(errors.idempotencyKeyInvalid);
+  // Before any kept answer is looked at: a replay must pass every check the original passed up to
+  // and including the signature, or a token holder without the sign-secret could read stored
+  // answers (a first step's confirmation code among them).
+  const request = checkSignedRequest(deps, principal, body, signature);
+  if (key === undefined) return { ...(await createCommand(deps, principal, request, clock)), replayed: false };
 
   const appId = principal.applicationId;
   const fingerprint = fingerprintOf(body);
@@ -71,7 +75,7 @@ export async function createCommandIdempotently(
 
   let result: { status: number; body: CreationResponse };
   try {
-    result = await createCommand(deps, principal, body, signature, clock);
+    result = await createCommand(deps, principal, request, clock);
   } catch (error) {
     // If even this fails, the key counts as abandoned after a minute: the original error matters more.
     await batchedWrite(deps.store, (trx) => releaseIdempotencyKey(trx, appId, key, claimedAt)).catch(() => undefined);

@@ -113,6 +113,34 @@ describe.each(DATABASE_KINDS)('Idempotency-Key on POST /vehicle-command on %s', 
     expect(stored.response).not.toContain(VIN);
   });
 
+  it.each([
+    ['a wrong X-Signature', { 'x-signature': 'a'.repeat(64) }, 403, 'X-Signature invalid.'],
+    ['no X-Signature', {}, 403, 'X-Signature invalid.'],
+    ['a malformed X-Signature', { 'x-signature': 'not hex' }, 403, 'X-Signature invalid.'],
+  ])('when a kept first step is asked for again with its key and %s, then it is refused as the original would be and the code is not handed back', async (_what, extra, status, detail) => {
+    const key = freshKey();
+    const first = await send({ vin: VIN, command: 'disable_ignition' }, key);
+    expect(first.body.status).toBe('Confirmation');
+    const replay = await svc.request('POST', '/vehicle-command', {
+      json: { vin: VIN, command: 'disable_ignition' },
+      headers: { authorization: `Bearer ${dispatchToken}`, 'idempotency-key': key, ...extra },
+    });
+    expect(replay.status).toBe(status);
+    expect(replay.body).toEqual({ detail });
+    expect(replay.headers.get('idempotent-replayed')).toBeNull();
+    expect(replay.text).not.toContain(first.body.code);
+  });
+
+  it('when a kept answer is asked for with its key but a body that fails D4 before the signature, then that check answers', async () => {
+    const key = freshKey();
+    expect((await send({ vin: VIN, command: 'diagnostics' }, key)).status).toBe(200);
+    const replay = await svc.request('POST', '/vehicle-command', {
+      json: { command: 'diagnostics' }, headers: { authorization: `Bearer ${dispatchToken}`, 'idempotency-key': key },
+    });
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('when the key is older than 24 h, then it is free again and makes a new command', async () => {
     const key = freshKey();
     const first = await send({ vin: VIN, command: 'diagnostics' }, key);
