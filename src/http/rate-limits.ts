@@ -1,6 +1,7 @@
 /**
  * The request limits of this process (configuration: docs/configuration.md): POST /token per
- * client address, before the body is read, and per client id; POST /vehicle-command per
+ * client address, before the body is read, and failed POST /token attempts per client id (a
+ * correct secret is never refused for others' failures); POST /vehicle-command per
  * application, right after authentication. Over a limit: 429 with `Retry-After`.
  *
  * Counters live in this process's memory: with N instances behind a balancer each limit applies

@@ -52,7 +52,7 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
           401: errorResponse('Invalid client credentials.'),
           406: errorResponse('The Accept header excludes application/json'),
           415: errorResponse('The body is not form-encoded'),
-          429: errorResponse('Too many requests from this address or for this client id (with Retry-After)'),
+          429: errorResponse('Too many requests from this address, or too many failed attempts for this client id (with Retry-After)'),
         },
       },
       onRequest: async (request) => {
@@ -65,8 +65,16 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
       const clientId = nonEmpty(body.client_id, body.username);
       const clientSecret = nonEmpty(body.client_secret, body.password);
       if (clientId === undefined || clientSecret === undefined) throw new ServiceError(errors.tokenFieldsMissing);
-      limits.tokenPerClient.take(clientId, deps.clock.now());
-      const issued = await exchangeClientCredentials(deps.store.db, deps.keyring, deps.tokenSettings, clientId, clientSecret, deps.clock.now());
+      let issued;
+      try {
+        issued = await exchangeClientCredentials(deps.store.db, deps.keyring, deps.tokenSettings, clientId, clientSecret, deps.clock.now());
+      } catch (error) {
+        // Only failures count against a client id, and only after the secret was checked: anyone
+        // who knows a client id could otherwise lock its application out by failing on purpose.
+        // A correct secret always gets its token; the per-address limit is what stops guessing.
+        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) limits.tokenPerClient.take(clientId, deps.clock.now());
+        throw error;
+      }
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       return issued;
     });

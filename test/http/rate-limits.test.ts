@@ -14,23 +14,39 @@ describe.each(DATABASE_KINDS)('request limits on %s', (kind) => {
     beforeAll(async () => { svc = await startTestService(kind, undefined, { rateLimits: { tokenPerClient: { limit: 3, windowMs: MINUTE } } }); });
     afterAll(async () => { await svc?.close(); });
 
-    it('when a client id goes over its limit, then 429 with Retry-After, right or wrong secret alike, and other clients are not touched', async () => {
-      for (let i = 0; i < 3; i += 1) expect((await tokenRequest(svc, 'alpha-dispatch', i === 1 ? 'wrong-secret' : SECRETS.alphaDispatch.client)).status).toBe(i === 1 ? 401 : 200);
-      const limited = await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client);
+    it('when a client id goes over its failure limit, then wrong secrets get 429 with Retry-After, and other clients are not touched', async () => {
+      // Successes do not count: a client may take tokens as it needs them.
+      for (let i = 0; i < 5; i += 1) expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client)).status).toBe(200);
+      for (let i = 0; i < 3; i += 1) expect((await tokenRequest(svc, 'alpha-dispatch', `wrong-secret-${i}`)).status).toBe(401);
+      const limited = await tokenRequest(svc, 'alpha-dispatch', 'wrong-secret');
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after')).toBe('20');
       expect(limited.body).toEqual({ detail: 'Too many requests. Retry after 20 s.' });
-      expect((await tokenRequest(svc, 'alpha-dispatch', 'wrong-secret')).status).toBe(429);
-      expect((await tokenRequest(svc, 'alpha-reports', SECRETS.alphaReports.client)).status).toBe(200);
       // The same client id sent as `username` is the same client.
-      const asUsername = await svc.request('POST', '/token', { form: { username: 'alpha-dispatch', password: SECRETS.alphaDispatch.client }, headers: { accept: 'application/json' } });
+      const asUsername = await svc.request('POST', '/token', { form: { username: 'alpha-dispatch', password: 'wrong' }, headers: { accept: 'application/json' } });
       expect(asUsername.status).toBe(429);
+      expect((await tokenRequest(svc, 'alpha-reports', 'wrong-secret')).status).toBe(401);
+      expect((await tokenRequest(svc, 'alpha-reports', SECRETS.alphaReports.client)).status).toBe(200);
     });
 
-    it('when the client waits as told, then it gets a token again', async () => {
-      svc.clock.advance(20_000);
-      expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client)).status).toBe(200);
-      expect((await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client)).status).toBe(429);
+    it('when someone keeps failing for a client id, then the correct secret still gets its token (no lock-out)', async () => {
+      // The probe: 20 wrong secrets, then one every 3 s, from anywhere.
+      for (let i = 0; i < 20; i += 1) await tokenRequest(svc, 'alpha-dispatch', `guess-${i}`);
+      const guesses: number[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        svc.clock.advance(3000);
+        guesses.push((await tokenRequest(svc, 'alpha-dispatch', `guess-late-${i}`)).status);
+        const rightful = await tokenRequest(svc, 'alpha-dispatch', SECRETS.alphaDispatch.client);
+        expect(rightful.status).toBe(200);
+        expect(typeof rightful.body.token).toBe('string');
+      }
+      expect(guesses).toContain(429);
+      expect(guesses.every((status) => status === 401 || status === 429)).toBe(true);
+    });
+
+    it('when the client waits as told, then a wrong secret is a plain 401 again', async () => {
+      svc.clock.advance(MINUTE);
+      expect((await tokenRequest(svc, 'alpha-dispatch', 'wrong-secret')).status).toBe(401);
     });
   });
 
