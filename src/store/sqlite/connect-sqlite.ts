@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import { sqliteCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
 import { withStatementCache } from './statement-cache.js';
+import { preparePrivateDatabaseFile } from './private-database-file.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
 
 /** How often another connection's commits are looked for: asking costs a few microseconds. */
@@ -35,10 +34,11 @@ function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges 
 
 /**
  * Opens (creating if needed) a SQLite file in WAL mode: readers never wait for the writer, and
- * `busy_timeout` lets a CLI command and the running service share the file.
+ * `busy_timeout` lets a CLI command and the running service share the file. The file, its WAL and
+ * SHM are 0600 and the folders created for them 0700.
  */
 export function connectSqlite(file: string, watchRegistry = false): StoreConnection {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:' && file !== '') preparePrivateDatabaseFile(file); // '' is SQLite's temporary database
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
