@@ -1,6 +1,7 @@
 /** The `telematics` command. Returns the exit code; only bin/telematics.js touches the process. */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { escapeUnsafeText } from '../domain/safe-text.js';
 import { registerApply } from './admin/apply-command.js';
 import { registerAppCommands } from './admin/app-commands.js';
 import { registerCompanyCommands } from './admin/company-commands.js';
@@ -11,14 +12,16 @@ import { registerKeys } from './keys-command.js';
 import { registerMigrate } from './migrate-command.js';
 import { registerOemSim } from './oem-sim-command.js';
 import { registerTrips } from './trips-command.js';
-import { UsageError } from './output.js';
+import { errorLine, UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
 
 export function buildProgram(): Command {
   const program = new Command('telematics')
     .description('Self-hostable vehicle telematics service')
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Commander quotes the unknown option or command it refuses; subcommands inherit this.
+    .configureOutput({ outputError: (text, write) => write(escapeUnsafeText(text, { keepNewlines: true })) });
   registerServe(program);
   registerMigrate(program);
   registerKeys(program);
@@ -46,7 +49,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (error instanceof UsageError || error instanceof ConfigError) {
-      process.stderr.write(`telematics: ${error.message.replace(/\n\s*/g, '; ')}\n`);
+      process.stderr.write(errorLine(error.message));
       return 1;
     }
     throw error;

@@ -7,6 +7,7 @@ import { DATAPOINT_NAMES } from './datapoints.js';
 import { COMMAND_NAMES } from './command-catalogue.js';
 import type { NameSet } from './capabilities.js';
 import { isValidVin, VIN_RULE } from './vin.js';
+import { escapeUnsafeText, unsafeTextProblem } from './safe-text.js';
 import {
   CONNECTOR_KINDS, DEFAULT_TOKEN_LIFETIME, MAX_TOKEN_LIFETIME, MIN_SUPPLIED_SECRET_LENGTH,
   MIN_TOKEN_LIFETIME, OWNERSHIP_TYPES, SIM_PROFILES, VEHICLE_STATUSES,
@@ -84,8 +85,9 @@ const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' &
 class Reader {
   readonly problems: FleetProblem[] = [];
 
+  /** Paths hold the file's keys and messages its values: both are escaped, as they get printed. */
   problem(path: string, message: string): void {
-    this.problems.push({ path, message });
+    this.problems.push({ path: escapeUnsafeText(path), message: escapeUnsafeText(message) });
   }
 
   object(value: Json, path: string, allowed: readonly string[]): Record<string, Json> | undefined {
@@ -114,8 +116,8 @@ class Reader {
       return '';
     }
     if (opts.max !== undefined && value.length > opts.max) this.problem(path, `must be at most ${opts.max} characters`);
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) this.problem(path, 'must not contain control characters');
+    const unsafe = unsafeTextProblem(value);
+    if (unsafe !== undefined) this.problem(path, unsafe);
     if (opts.pattern && !opts.pattern.test(value)) this.problem(path, `"${value}" is invalid (${opts.rule})`);
     return value;
   }
@@ -283,6 +285,7 @@ export function validateFleetFile(input: Json): FleetValidation {
   return r.problems.length > 0 ? { ok: false, problems: r.problems } : { ok: true, fleet: { plans, oems, companies } };
 }
 
+/** One line per problem; what a problem echoes is escaped, also for problems found against the store. */
 export function describeProblems(problems: readonly FleetProblem[]): string {
-  return problems.map((p) => `${p.path}: ${p.message}`).join('\n');
+  return problems.map((p) => escapeUnsafeText(`${p.path}: ${p.message}`)).join('\n');
 }

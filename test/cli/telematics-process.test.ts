@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyringDocument } from '../../src/security/keyring.js';
+import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
 import { BIN, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
@@ -164,6 +165,49 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const oem = JSON.parse((await cli('admin', 'oem', 'add', '--name', 'realmotors', '--connector', 'http', '--base-url', 'https://api.realmotors.example', '--json')).stdout);
     expect(oem.ingest_key).toMatch(/^tik_/);
     expect((await cli('admin', 'oem', 'list', '--json')).stdout).not.toContain(oem.ingest_key);
+  });
+
+  it('when operator text holds terminal escapes, bidi overrides or C1 controls, then it is refused, and whatever is echoed or listed reaches the terminal escaped', async () => {
+    // Nothing the CLI prints may carry a raw C0 (but the newline), DEL, C1 or bidi control.
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const file = join(dir, 'evil.json');
+    const fleet = fixtureFleet();
+    delete fleet.oems[0]!.ingest_key;
+    fleet.companies[0]!.applications[0]!.name = 'evil\u001b]0;pwned\u0007';
+    fleet.companies[1]!.name = 'Beta\u009b2J\u202egnp.exe';
+    writeFileSync(file, JSON.stringify(fleet));
+    const refused = await cliFails('admin', 'apply', file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).not.toMatch(raw);
+    expect(refused.stderr).toContain('companies[0].applications[0].name: "evil\\u001b]0;pwned\\u0007" is invalid');
+    expect(refused.stderr).toContain('companies[1].name: must not contain control or invisible formatting characters (U+009B)');
+
+    const added = await cliFails('admin', 'company', 'add', '--id', 'delta', '--name', 'Delta\u202eCo', '--plan', 'mini');
+    expect(added.stderr).toBe('telematics: name: must not contain control or invisible formatting characters (U+202E)\n');
+    const renamed = await cliFails('admin', 'company', 'set', '--id', 'beta', '--name', 'Beta\u009b2J');
+    expect(renamed.stderr).toBe('telematics: name: must not contain control or invisible formatting characters (U+009B)\n');
+    const plate = await cliFails('admin', 'vehicle', 'set', '--vin', '1HGCM82633A004352', '--plate', 'GAM\u200f1');
+    expect(plate.stderr).toBe('telematics: plate: must not contain control or invisible formatting characters (U+200F)\n');
+    const unknown = await cliFails('admin', 'company', 'set', '--id', 'x\u001b[2J\u001b]0;pwned\u0007', '--name', 'X');
+    expect(unknown.stderr).toBe('telematics: unknown company "x\\u001b[2J\\u001b]0;pwned\\u0007"\n');
+    const option = await cliFails('admin', 'company', 'list', '--x\u001b]0;pwned\u0007');
+    expect(option.stderr).toBe("error: unknown option '--x\\u001b]0;pwned\\u0007'\n");
+    expect((await cli('admin', 'company', 'list', '--json')).stdout).not.toContain('Beta\u009b');
+
+    // A name stored before names were checked is still printed harmlessly, in text and in JSON.
+    const old = 'Old\u009b2J\u001b]0;pwned\u0007\u202eCo';
+    const store = openStore(database.url, { poolSize: 1 });
+    try {
+      await store.db.insertInto('companies').values({ id: 'legacy', name: old, plan: 'mini', created_at: Date.now(), updated_at: Date.now() }).execute();
+    } finally {
+      await store.close();
+    }
+    const text = (await cli('admin', 'company', 'list')).stdout;
+    expect(text).not.toMatch(raw);
+    expect(text).toMatch(/^legacy +Old\\u009b2J\\u001b\]0;pwned\\u0007\\u202eCo +mini$/m);
+    const json = (await cli('admin', 'company', 'list', '--json')).stdout;
+    expect(json).not.toMatch(raw);
+    expect(JSON.parse(json).find((c: { id: string }) => c.id === 'legacy').name).toBe(old);
   });
 
   it('when an admin command names a database that does not exist, then it refuses without creating it', async () => {

@@ -64,8 +64,44 @@ describe('fleet file validation', () => {
 
   it('refuses control characters in text fields (they would not survive PostgreSQL, and do not belong in a name)', () => {
     expect(problemsOf({ companies: [{ id: 'a', name: 'New\u0000Co', plan: 'p' }] })).toEqual([
-      { path: 'companies[0].name', message: 'must not contain control characters' },
+      { path: 'companies[0].name', message: 'must not contain control or invisible formatting characters (U+0000)' },
     ]);
+  });
+
+  it('refuses C1 controls, bidi overrides and invisible characters in every name, as the admin commands do', () => {
+    const problems = problemsOf({
+      oems: [{ name: 'o', connector: 'http', base_url: 'https://oem.example/\u202eexe', datapoints: '*', commands: '*' }],
+      companies: [{
+        id: 'a', name: 'ACME\u009b2J', plan: 'p\u200b',
+        vehicles: [{ vin: '9BWZZZ377VT004251', plate: 'ABC\u202e1D23', oem: 'o', model: 'Gol\u2028', year: 2022 }],
+      }],
+    });
+    expect(problems).toEqual([
+      { path: 'oems[0].base_url', message: 'must not contain control or invisible formatting characters (U+202E)' },
+      { path: 'companies[0].name', message: 'must not contain control or invisible formatting characters (U+009B)' },
+      { path: 'companies[0].plan', message: 'must not contain control or invisible formatting characters (U+200B)' },
+      { path: 'companies[0].vehicles[0].plate', message: 'must not contain control or invisible formatting characters (U+202E)' },
+      { path: 'companies[0].vehicles[0].model', message: 'must not contain control or invisible formatting characters (U+2028)' },
+    ]);
+  });
+
+  it('echoes what it refuses with terminal escapes made harmless (\\uXXXX), in messages and in paths', () => {
+    const problems = problemsOf({
+      plans: [{ name: 'p', datapoints: ['speed\u009b2J'], commands: '*' }],
+      companies: [{
+        id: 'a\u001b[2J', name: 'A', plan: 'p', '\u001b]0;pwned\u0007': true,
+        applications: [{ name: 'evil\u001b]0;pwned\u0007' }, { name: 'evil\u001b]0;pwned\u0007' }],
+        vehicles: [{ vin: '\u009b31m', plate: 'X', oem: 'o', model: 'M', year: 2020 }],
+      }],
+    });
+    const printed = problems.map((p) => `${p.path}: ${p.message}`).join('\n');
+    expect(printed).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(problems).toContainEqual({ path: 'companies[0].applications[0].name', message: '"evil\\u001b]0;pwned\\u0007" is invalid (1-64 letters, digits, "_" or "-", starting with a letter or digit)' });
+    expect(problems).toContainEqual({ path: 'companies[0].applications[1].name', message: 'duplicate application name "evil\\u001b]0;pwned\\u0007" (first at companies[0].applications[0].name)' });
+    expect(problems).toContainEqual({ path: 'companies[0].\\u001b]0;pwned\\u0007', message: 'is not a known field' });
+    expect(problems).toContainEqual({ path: 'plans[0].datapoints[0]', message: 'unknown datapoint "speed\\u009b2J"' });
+    expect(printed).toContain('"a\\u001b[2J" is invalid');
+    expect(printed).toContain('"\\u009b31m" is not a valid VIN');
   });
 
   it('requires a base URL for the http connector and refuses duplicate client ids', () => {
