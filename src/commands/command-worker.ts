@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
+import { documentedResult } from '../domain/command-results.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import { OemFailure } from '../oem/oem-connector.js';
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
@@ -84,7 +85,8 @@ export class CommandWorker {
         if (state.state === 'pending') {
           await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
         } else if (state.state === 'success') {
-          if (await this.#finish(command.id, 'Success', state.result, at())) pass.finished += 1;
+          // What the tenant reads is what is stored: only documented fields of documented types.
+          if (await this.#finish(command.id, 'Success', documentedResult(command.command, state.result), at())) pass.finished += 1;
         } else if (await this.#finish(command.id, 'Error', commandErrorText(state.reason), at())) {
           pass.finished += 1;
         }
