@@ -2,9 +2,12 @@
  * The HTTP connector: `POST {base}/commands {id, vin, command}` answers `{status_url}`;
  * `GET status_url` answers `{status: "pending" | "success" | "error", result?, error?}`.
  * A status URL is fetched only when it has the same scheme, host and port as the configured base
- * URL (a hostile automaker answer cannot make us fetch elsewhere), without following redirects,
- * with a timeout and a cap on the size read.
+ * URL (a hostile automaker answer cannot make us fetch elsewhere), and every connection dials only
+ * the kinds of address the base URL is on (a rebinding automaker DNS cannot point inside either),
+ * without following redirects, with a timeout and a cap on the size read.
  */
+import type { LookupFunction } from 'node:net';
+import { dialPolicyFor } from '../domain/dial-policy.js';
 import { HttpExchange, type ExchangeAnswer } from './http-exchange.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from './oem-connector.js';
 
@@ -14,6 +17,8 @@ export interface HttpConnectorSettings {
   readonly pollTimeoutMs: number;
   /** Sent as `Authorization: Bearer` when the automaker needs a key. */
   readonly apiKey?: string | undefined;
+  /** Name resolution (dns.lookup unless a test gives another). */
+  readonly lookup?: LookupFunction | undefined;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -27,11 +32,13 @@ export class HttpConnector implements OemConnector {
   readonly #commandsUrl: URL;
   readonly #http: HttpExchange;
 
-  constructor(settings: HttpConnectorSettings, http = new HttpExchange()) {
+  constructor(settings: HttpConnectorSettings, http?: HttpExchange) {
+    const base = new URL(settings.baseUrl);
     this.#settings = settings;
-    this.#origin = new URL(settings.baseUrl).origin;
+    this.#origin = base.origin;
     this.#commandsUrl = new URL('commands', settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`);
-    this.#http = http;
+    // Only addresses of the kind the operator configured may be dialled (src/domain/dial-policy.ts).
+    this.#http = http ?? new HttpExchange({ dialPolicy: dialPolicyFor(base.hostname), lookup: settings.lookup });
   }
 
   #headers(): Record<string, string> {

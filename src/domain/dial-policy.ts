@@ -1,0 +1,92 @@
+/**
+ * Which addresses the service may dial for an OEM (SSRF, DNS rebinding). An automaker controls
+ * its own DNS, so checking the status URL's host name is not enough: the address a connection is
+ * about to dial is judged, and inside addresses (loopback, private, link-local, cloud metadata,
+ * unspecified, multicast and reserved) are refused unless the OEM's operator-configured base URL
+ * is itself on that kind of address:
+ *
+ * - a literal address (`http://10.0.0.5:8080`, `http://127.0.0.1:8090`) allows its own class: the
+ *   operator chose it, and a literal is never resolved, so the automaker cannot move it;
+ * - `localhost` (or `*.localhost`) allows loopback: it is resolved from the hosts file, which the
+ *   automaker does not control;
+ * - any other host name allows public addresses only. An adapter on the private network must be
+ *   configured by address, not by name: a name is resolved through DNS we cannot tell apart from
+ *   the automaker's, and allowing private answers for names would let a rebinding automaker in.
+ *
+ * Metadata addresses (169.254.169.254, fd00:ec2::254) are their own class, so a link-local or
+ * private base URL does not open them; only a base URL that literally is one does. Pure: no I/O.
+ */
+import { BlockList, isIP } from 'node:net';
+
+export type AddressClass = 'public' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
+
+type Subnet = readonly [network: string, prefix: number];
+
+/** First match wins, so the metadata addresses are taken out of link-local and private first. */
+const CLASSES: readonly (readonly [AddressClass, readonly Subnet[]])[] = [
+  ['metadata', [['169.254.169.254', 32], ['fd00:ec2::254', 128]]],
+  ['unspecified', [['0.0.0.0', 8], ['::', 128]]],
+  ['loopback', [['127.0.0.0', 8], ['::1', 128]]],
+  // RFC 1918, shared address space (carrier-grade NAT), benchmarking; unique-local and the
+  // deprecated site-local IPv6 ranges.
+  ['private', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['198.18.0.0', 15], ['fc00::', 7], ['fec0::', 10]]],
+  ['link-local', [['169.254.0.0', 16], ['fe80::', 10]]],
+  // Multicast, reserved and broadcast (224.0.0.0 and above), IPv6 multicast, and the deprecated
+  // IPv4-compatible IPv6 addresses (::a.b.c.d), which nothing legitimate uses.
+  ['reserved', [['224.0.0.0', 3], ['ff00::', 8], ['::', 96]]],
+];
+
+const LISTS: readonly (readonly [AddressClass, BlockList])[] = CLASSES.map(([name, subnets]) => {
+  const list = new BlockList();
+  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+  return [name, list] as const;
+});
+
+/** NAT64 (RFC 6052): the IPv4 address in the last 32 bits is where the packet really goes. */
+const NAT64 = new BlockList();
+NAT64.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The last 32 bits of an IPv6 address in text form, as dotted IPv4. */
+function lastIpv4Of(ipv6: string): string {
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(ipv6);
+  if (dotted) return dotted[1]!;
+  const [head = '', tail] = ipv6.split('::');
+  const groups = tail === undefined ? head.split(':') : tail.split(':');
+  const hex = (g: string | undefined) => (g === undefined || g === '' ? 0 : parseInt(g, 16));
+  const high = hex(groups.length >= 2 ? groups[groups.length - 2] : undefined);
+  const low = hex(groups[groups.length - 1]);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** The class of an IP address (IPv4-mapped IPv6 judged as its IPv4); undefined when it is not one. */
+export function addressClass(address: string): AddressClass | undefined {
+  const plain = address.replace(/%.*$/, ''); // an IPv6 zone names an interface, not an address
+  const family = isIP(plain);
+  if (family === 0) return undefined;
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  if (family === 6 && NAT64.check(plain, 'ipv6')) return addressClass(lastIpv4Of(plain));
+  for (const [name, list] of LISTS) if (list.check(plain, type)) return name;
+  return 'public';
+}
+
+export interface DialPolicy {
+  /** The classes of address this OEM's connections may dial. */
+  readonly allowed: ReadonlySet<AddressClass>;
+  permits(address: string): boolean;
+}
+
+const LOCALHOST = /^(?:.+\.)?localhost\.?$/i;
+
+/** The policy for an OEM whose base URL has this host (`URL.hostname`: IPv6 in brackets). */
+export function dialPolicyFor(baseHost: string): DialPolicy {
+  const host = baseHost.startsWith('[') && baseHost.endsWith(']') ? baseHost.slice(1, -1) : baseHost;
+  const own = addressClass(host) ?? (LOCALHOST.test(host) ? 'loopback' : 'public');
+  const allowed: ReadonlySet<AddressClass> = new Set<AddressClass>(['public', own]);
+  return Object.freeze({
+    allowed,
+    permits(address: string) {
+      const kind = addressClass(address);
+      return kind !== undefined && allowed.has(kind);
+    },
+  });
+}
