@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../config.js';
 import { describeProblems, validateFleetFile } from '../domain/fleet-file.js';
 import { systemClock } from '../domain/clock.js';
+import { addressClass } from '../domain/dial-policy.js';
 import { createLogger } from '../logger.js';
 import { FleetSimulator } from '../sim/fleet-simulator.js';
 import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.js';
@@ -26,8 +27,11 @@ interface OemSimOptions {
   backfill: string;
   glitchRate: string;
   ingestKey?: string;
+  apiKey?: string;
   logLevel: string;
 }
+
+const isLoopbackHost = (host: string) => addressClass(host) === 'loopback' || /^localhost\.?$/i.test(host);
 
 function number(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
@@ -48,6 +52,7 @@ export function registerOemSim(program: Command): void {
     .option('--backfill <duration>', 'history to generate first, e.g. 2d, 6h, 0', '0')
     .option('--glitch-rate <share>', 'share of samples with one faulty value', '0.002')
     .option('--ingest-key <key>', 'ingest key for OEMs whose key is not in the file (env TELEMATICS_INGEST_KEY)')
+    .option('--api-key <key>', 'secret the cloud requires as Authorization: Bearer on every request, at least 32 characters (env TELEMATICS_OEM_SIM_KEY, which keeps it out of ps); none by default, so keep the cloud on loopback')
     .option('--fault-initiate-error-rate <share>', 'share of command initiations the cloud answers with 500', '0')
     .option('--fault-missing-status-url-rate <share>', 'share of initiations answered without a status URL', '0')
     .option('--fault-status-delay <ms>', 'delay added to every status call', '0')
@@ -77,6 +82,8 @@ export function registerOemSim(program: Command): void {
       const glitchRate = number(opts.glitchRate, '--glitch-rate', 0, 1);
 
       const port = number(opts.port, '--port', 0, 65535);
+      const apiKey = opts.apiKey ?? (process.env.TELEMATICS_OEM_SIM_KEY || undefined);
+      if (apiKey !== undefined && apiKey.length < 32) throw new UsageError('--api-key (TELEMATICS_OEM_SIM_KEY) must be at least 32 characters');
       const latency = /^(\d+)-(\d+)$/.exec(opts.latency);
       if (!latency || Number(latency[1]) > Number(latency[2])) throw new UsageError('--latency must be MIN-MAX milliseconds, e.g. 1500-6000');
       const now = systemClock.now();
@@ -97,9 +104,15 @@ export function registerOemSim(program: Command): void {
         initiateDelayMs: number(opts.faultInitiateDelay, '--fault-initiate-delay', 0, 600_000),
         hangStatus: opts.faultHangStatus === true,
       };
-      const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed, faults });
+      // Keyless unless a key is given: the service reaches this cloud as an `http` OEM, and OEM rows
+      // hold no key to send. Without one, anyone who can reach the port commands the simulated
+      // vehicles, hence loopback by default and a warning otherwise.
+      const cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), systemClock, { latencyMs: [Number(latency[1]), Number(latency[2])], seed, faults, apiKey: apiKey ?? null });
       const cloudUrl = await cloud.listen(port, opts.host);
-      logger.info({ url: cloudUrl }, 'simulated automaker cloud listening');
+      logger.info({ url: cloudUrl, key: apiKey !== undefined }, 'simulated automaker cloud listening');
+      if (apiKey === undefined && !isLoopbackHost(opts.host)) {
+        logger.warn({ host: opts.host }, 'the simulated automaker cloud has no --api-key and listens beyond loopback: anyone who reaches it can command its vehicles');
+      }
       process.stderr.write(`simulated automaker cloud: ${cloudUrl}\n`);
       const progress = progressBar('simulated fleet backfill');
       const report = await simulator.runUntil(now, (done, total) => progress.update(done, total));

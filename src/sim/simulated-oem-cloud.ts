@@ -6,7 +6,10 @@
  * The vehicle answers after a realistic latency, from its simulated state at that moment, by its
  * `sim.profile`: `offline` never answers, `moving` is always driving, `privacy` restricts location,
  * `flaky` fails communication half of the time. Fault knobs break the cloud itself.
+ * Every request must carry `Authorization: Bearer <apiKey>` when the cloud has a key: the server
+ * listens on a real port, and without one any local process could command any simulated vehicle.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../domain/clock.js';
@@ -32,6 +35,12 @@ export interface CloudOptions {
   readonly latencyMs: readonly [number, number];
   readonly seed: number;
   readonly faults?: Partial<CloudFaults>;
+  /**
+   * The secret every request must present as `Authorization: Bearer …`; null for none. Required,
+   * so that a keyless cloud is a decision: only a standalone `oem-sim` on loopback, reached as an
+   * `http` OEM (which has no stored key), may be keyless.
+   */
+  readonly apiKey: string | null;
 }
 
 interface Job {
@@ -56,6 +65,8 @@ export class SimulatedOemCloud {
   /** Status calls for a command that arrived while another for the same command was unanswered. */
   overlappingPolls = 0;
   readonly #polling = new Set<string>();
+  /** SHA-256 of the one acceptable Authorization header: digests compare in constant time at any length. */
+  readonly #expectedAuthorization: Buffer | undefined;
   url = '';
 
   constructor(vehicle: (vin: string) => SimulatedVehicle | undefined, clock: Clock, options: CloudOptions) {
@@ -64,9 +75,15 @@ export class SimulatedOemCloud {
     this.#options = options;
     this.#rng = new SeededRandom(options.seed);
     this.faults = { ...NO_FAULTS, ...options.faults };
+    this.#expectedAuthorization = options.apiKey === null ? undefined : sha256(`Bearer ${options.apiKey}`);
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch(() => this.#send(res, 500, { error: 'internal' }));
     });
+  }
+
+  /** A fresh secret for `apiKey`: 256 bits from the CSPRNG. */
+  static generateKey(): string {
+    return randomBytes(32).toString('base64url');
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
@@ -86,7 +103,17 @@ export class SimulatedOemCloud {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
 
+  #authorized(req: IncomingMessage): boolean {
+    if (this.#expectedAuthorization === undefined) return true;
+    return timingSafeEqual(sha256(req.headers.authorization ?? ''), this.#expectedAuthorization);
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before anything is read or recorded: a refused caller starts nothing and learns nothing.
+    if (!this.#authorized(req)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return this.#send(res, 401, { error: 'unauthorized' });
+    }
     const path = (req.url ?? '').split('?')[0]!;
     if (req.method === 'POST' && path === '/commands') return this.#initiate(req, res);
     const m = /^\/commands\/([0-9a-f-]{36})$/.exec(path);
@@ -169,6 +196,7 @@ export class SimulatedOemCloud {
   }
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 const tireStatus = (kpa: number, ideal: number) => (kpa < ideal * 0.85 ? 'low' : kpa > ideal * 1.15 ? 'high' : 'nominal');
 

@@ -68,6 +68,37 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
     for (const n of Object.values(byVin)) expect(n).toBeGreaterThanOrEqual(180);
   });
 
+  it('when started with TELEMATICS_OEM_SIM_KEY, then its cloud refuses requests without that key (401) and serves the service that sends it', async () => {
+    const key = 'oem-sim-process-test-key-0123456789abcdefghij';
+    const child = spawn(process.execPath, [BIN, 'oem-sim', '--fleet', fleetFile, '--ingest-url', svc.url, '--log-level', 'warn', '--port', '0', '--latency', '100-200'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TELEMATICS_OEM_SIM_KEY: key } });
+    let err = '';
+    child.stderr.on('data', (c) => { err += String(c); });
+    try {
+      for (let i = 0; i < 200 && !/simulated automaker cloud: (http:\/\/\S+)/.test(err); i += 1) await new Promise((r) => setTimeout(r, 50));
+      const cloudUrl = /simulated automaker cloud: (http:\/\/\S+)/.exec(err)![1]!;
+      const command = { id: '00000000-0000-4000-8000-000000000001', vin: ALPHA_VINS[0], command: 'disable_ignition' };
+      for (const authorization of [undefined, 'Bearer wrong', `Bearer ${key}x`]) {
+        const res = await fetch(`${cloudUrl}/commands`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: JSON.stringify(command) });
+        expect(res.status).toBe(401);
+      }
+      svc.connectorSettings.simCloudUrl = cloudUrl;
+      svc.connectorSettings.simCloudKey = key;
+      const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+      expect((await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).body.status).toBe('Pending');
+    } finally {
+      svc.connectorSettings.simCloudKey = undefined;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('when the key is shorter than 32 characters, then it exits with a one-line error', async () => {
+    const failure = await promisify(execFile)(process.execPath, [BIN, 'oem-sim', '--fleet', fleetFile, '--ingest-url', svc.url, '--api-key', 'short'], { env: process.env }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toBe('telematics: --api-key (TELEMATICS_OEM_SIM_KEY) must be at least 32 characters\n');
+  });
+
   it('when the fleet file has no key for a sim OEM and none is given, then it exits with a one-line error', async () => {
     const fleet = fixtureFleet();
     delete fleet.oems[0]!.ingest_key;

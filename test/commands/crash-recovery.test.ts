@@ -34,7 +34,8 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const vehicles = new Map(VINS.map((vin) => [vin, new SimulatedVehicle({ vin, powertrain: 'combustion', profile: 'normal', tankLiters: 50 }, 1)]));
-    cloud = new SimulatedOemCloud((vin) => vehicles.get(vin), systemClock, { latencyMs: [2500, 4000], seed: 1 });
+    // Reached as an `http` OEM, which has no stored key to send: keyless, on loopback.
+    cloud = new SimulatedOemCloud((vin) => vehicles.get(vin), systemClock, { latencyMs: [2500, 4000], seed: 1, apiKey: null });
     await cloud.listen();
     const doc = generateKeyringDocument();
     env = { ...process.env, LOG_LEVEL: 'info', TELEMATICS_JWT_KEYS: doc.jwt[0]!.secret, TELEMATICS_MASTER_KEYS: doc.master[0]!.key };

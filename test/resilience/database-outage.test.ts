@@ -24,7 +24,8 @@ describe.skipIf(!DATABASE_KINDS.includes('postgres'))('PostgreSQL outage under l
   let served: ServiceProcess | undefined;
 
   beforeAll(async () => {
-    cloud = new SimulatedOemCloud(() => undefined, systemClock, { latencyMs: [100, 200], seed: 1 });
+    // Reached as an `http` OEM, which has no stored key to send: keyless, on loopback.
+    cloud = new SimulatedOemCloud(() => undefined, systemClock, { latencyMs: [100, 200], seed: 1, apiKey: null });
     await cloud.listen();
     const fleet = await prepareProcessFleet('postgres', cloud.url, VINS);
     database = fleet.database;
