@@ -7,11 +7,12 @@
 import { dirname, join, basename } from 'node:path';
 import { isPostgresUrl } from './store/connection.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
+import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate' | 'trust-proxy';
 
 export interface SettingSpec {
   readonly key: keyof ServiceConfig;
@@ -25,6 +26,8 @@ export interface SettingSpec {
   readonly max?: number;
   /** Secrets are read from the environment only: flags show up in `ps`. */
   readonly secret?: boolean;
+  /** A boolean that is on by default, with a `--no-…` flag to turn it off. */
+  readonly negatable?: boolean;
 }
 
 export interface ServiceConfig {
@@ -59,7 +62,16 @@ export interface ServiceConfig {
   readonly tokenRateClient: Rate | null;
   readonly tokenRateAddress: Rate | null;
   readonly commandRateApp: Rate | null;
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
+  /** Port of the operations listener (/metrics, /healthz, /readyz); undefined: on the API port. */
+  readonly opsPort: number | undefined;
+  readonly opsHost: string;
+  /** /docs and /openapi.json on the API port. */
+  readonly docs: boolean;
+  /** Milliseconds a client may take to send a whole request. */
+  readonly requestTimeout: number;
+  /** Open connections per client address; 0 for no cap. */
+  readonly connectionsPerAddress: number;
 }
 
 export const SETTINGS: readonly SettingSpec[] = Object.freeze([
@@ -67,7 +79,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'host', flag: '--host', env: 'HOST', kind: 'string', defaultText: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
   { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', defaultText: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
   { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, defaultText: '10', unit: 'connections', description: 'PostgreSQL connection pool size per process' },
-  { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', defaultText: 'on for SQLite, off for PostgreSQL', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
+  { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite, off for PostgreSQL', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
   { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', defaultText: 'off', description: 'Seed a demo fleet into an empty database and print its credentials' },
   { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, defaultText: '120', unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
   { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', defaultText: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
@@ -91,7 +103,12 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { key: 'tokenRateClient', flag: '--token-rate-client', env: 'TELEMATICS_TOKEN_RATE_CLIENT', kind: 'rate', defaultText: '20/1m', description: 'Failed POST /token attempts per client id; over it, wrong secrets get 429 with Retry-After while a correct secret still gets its token. `0` turns it off' },
   { key: 'tokenRateAddress', flag: '--token-rate-address', env: 'TELEMATICS_TOKEN_RATE_ADDRESS', kind: 'rate', defaultText: '100/1m', description: 'POST /token requests per client address, whatever the client id; `0` turns it off' },
   { key: 'commandRateApp', flag: '--command-rate-app', env: 'TELEMATICS_COMMAND_RATE_APP', kind: 'rate', defaultText: '600/1m', description: 'POST /vehicle-command requests per application; `0` turns it off' },
-  { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'boolean', defaultText: 'off', description: 'Take the client address from X-Forwarded-For (behind a reverse proxy), for the per-address limit and logs' },
+  { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'trust-proxy', defaultText: 'off', description: 'Behind reverse proxies: the number of proxies in front (`1` for one nginx or load balancer; a bare `--trust-proxy` means 1), or their addresses and ranges (`10.0.0.0/8,127.0.0.1`). The client address is then the X-Forwarded-For hop just before the trusted proxies, never a hop the client wrote; it feeds the per-address limits and logs. `off` believes no X-Forwarded-For' },
+  { key: 'connectionsPerAddress', flag: '--connections-per-address', env: 'TELEMATICS_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, defaultText: '256', unit: 'connections', description: 'Open connections one client address may hold; more are closed at once. Trusted proxies (--trust-proxy) are not capped. `0` turns it off' },
+  { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, defaultText: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch at about 1 Mbit/s' },
+  { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes")' },
+  { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', defaultText: '127.0.0.1', description: 'Address of the operations listener' },
+  { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, defaultText: 'on', description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ] satisfies SettingSpec[]);
 
@@ -148,6 +165,14 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       }
       return text;
     }
+    case 'trust-proxy': {
+      const trust = parseTrustProxy(raw);
+      if (trust === undefined) {
+        problems.push(`${source} must be off, a number of proxies from 1 to 10, or comma-separated proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1), got "${raw}"`);
+        return undefined;
+      }
+      return trust;
+    }
     case 'rate': {
       const rate = parseRate(String(raw));
       if (rate === undefined) {
@@ -175,6 +200,7 @@ const FIXED_DEFAULTS = {
   tripRetention: 90, tripMovingSpeed: 3, tripStop: 300_000, tripGap: 600_000, tripMinDuration: 60_000, tripMinDistance: 0.5, tripLateness: 60_000,
   tokenRateClient: { limit: 20, windowMs: 60_000 }, tokenRateAddress: { limit: 100, windowMs: 60_000 },
   commandRateApp: { limit: 600, windowMs: 60_000 }, trustProxy: false,
+  opsPort: undefined, opsHost: '127.0.0.1', docs: true, requestTimeout: 60_000, connectionsPerAddress: 256,
 } as const;
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */

@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { buildApp } from './http/build-app.js';
+import { buildOpsApp } from './http/build-ops-app.js';
+import { ServiceMetrics } from './http/metrics.js';
 import { createLogger } from './logger.js';
 import { loadKeyring } from './security/load-keyring.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -25,6 +27,8 @@ import { progressBar, type Progress } from './cli/progress-bar.js';
 export interface RunningService {
   readonly app: FastifyInstance;
   readonly url: string;
+  /** The operations listener's URL, when `--ops-port` is set. */
+  readonly opsUrl: string | undefined;
   /** The in-process simulated fleet, when `sim` is on. */
   readonly simulation: InProcessSimulation | undefined;
   close(): Promise<void>;
@@ -57,6 +61,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 };
     const connectors = new ConnectorRegistry(connectorSettings);
+    const metrics = new ServiceMetrics();
     const app = await buildApp({
       store, keyring: keys.keyring, clock, logger,
       tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
@@ -67,14 +72,25 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       commandTimeoutMs: config.commandTimeout * 1000,
       rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
       trustProxy: config.trustProxy,
+      requestTimeoutMs: config.requestTimeout,
+      connectionsPerAddress: config.connectionsPerAddress,
+      metrics,
+      metricsOnApiPort: config.opsPort === undefined,
+      docs: config.docs,
     });
+    const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger }, metrics);
     let address: string;
+    let opsUrl: string | undefined;
     try {
       address = await app.listen({ port: config.port, host: config.host });
+      if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
     } catch (error) {
       await app.close();
+      await ops?.close();
       throw error;
     }
+    if (opsUrl) logger.info({ url: opsUrl }, 'operations listener (/metrics, /healthz, /readyz)');
+    else if (!isLoopback(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
     // Background work starts only once the service is up, so a failed start leaves nothing running.
     const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
     const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
@@ -89,17 +105,24 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       : undefined;
     let cloud: SimulatedOemCloud | undefined;
     if (simulation) {
-      cloud = new SimulatedOemCloud((vin) => simulation.simulator.vehicle(vin), clock, { latencyMs: [1500, 6000], seed: config.simSeed });
+      // The cloud listens on a real port: without a secret only this process holds, any local
+      // process could command the simulated vehicles through it. The key is set before the URL so
+      // no command is ever sent without it.
+      const simCloudKey = SimulatedOemCloud.generateKey();
+      cloud = new SimulatedOemCloud((vin) => simulation.simulator.vehicle(vin), clock, { latencyMs: [1500, 6000], seed: config.simSeed, apiKey: simCloudKey });
+      connectorSettings.simCloudKey = simCloudKey;
       connectorSettings.simCloudUrl = await cloud.listen();
       logger.info({ url: connectorSettings.simCloudUrl }, 'simulated automaker cloud listening');
     }
     return {
       app,
       url,
+      opsUrl,
       simulation,
       close: async () => {
         await simulation?.stop();
         await app.close();
+        await ops?.close();
         await stopCommands();
         await cloud?.close();
         await stopRetention();
@@ -113,3 +136,5 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     throw error;
   }
 }
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');

@@ -53,6 +53,25 @@ describe('configuration', () => {
     );
   });
 
+  it('when --trust-proxy is set, then it reads as a hop count or proxy ranges, a bare flag means one proxy, and nonsense is named', () => {
+    expect(loadConfig({}, {}).trustProxy).toBe(false);
+    expect(loadConfig({ trustProxy: true }, {}).trustProxy).toBe(1);
+    expect(loadConfig({}, { TELEMATICS_TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({}, { TELEMATICS_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({}, { TELEMATICS_TRUST_PROXY: 'off' }).trustProxy).toBe(false);
+    expect(loadConfig({ trustProxy: '10.0.0.0/8, 127.0.0.1,fd00::/8' }, {}).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+    for (const wrong of ['11', 'everything', '10.0.0.0/33', '10.0.0/8', '10.0.0.0/8/1']) {
+      expect(() => loadConfig({ trustProxy: wrong }, {}), wrong).toThrow(`--trust-proxy must be off, a number of proxies from 1 to 10, or comma-separated proxy addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1), got "${wrong}"`);
+    }
+  });
+
+  it('when the operations listener, docs and connection settings are left alone, then metrics stay on the API port, docs are served, and slow or crowding clients are bounded', () => {
+    expect(loadConfig({}, {})).toMatchObject({ opsPort: undefined, opsHost: '127.0.0.1', docs: true, requestTimeout: 60_000, connectionsPerAddress: 256 });
+    expect(loadConfig({ opsPort: '9100', docs: false, requestTimeout: '20s' }, { TELEMATICS_CONNECTIONS_PER_ADDRESS: '0' }))
+      .toMatchObject({ opsPort: 9100, docs: false, requestTimeout: 20_000, connectionsPerAddress: 0 });
+    expect(loadConfig({}, { TELEMATICS_DOCS: 'off' }).docs).toBe(false);
+  });
+
   it('is frozen', () => {
     expect(Object.isFrozen(loadConfig({}, {}))).toBe(true);
   });

@@ -9,7 +9,10 @@ export function registerServe(program: Command): void {
     if (spec.flag === undefined) continue;
     if (spec.kind === 'boolean') {
       serve.option(spec.flag, `${spec.description} (env ${spec.env})`);
-      if (spec.key === 'sim') serve.option('--no-sim', 'do not run the simulated automaker and fleet');
+      if (spec.negatable) serve.option(`--no-${spec.flag.slice(2)}`, `turn ${spec.flag} off`);
+    } else if (spec.kind === 'trust-proxy') {
+      // A bare `--trust-proxy` (the old on/off form) means one proxy.
+      serve.option(`${spec.flag} [value]`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
     } else {
       serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
     }

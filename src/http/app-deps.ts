@@ -5,6 +5,8 @@ import type { TokenSettings } from '../security/access-tokens.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import type { RateLimitSettings } from './rate-limits.js';
+import type { TrustProxy } from '../domain/trust-proxy.js';
+import type { ServiceMetrics } from './metrics.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -23,6 +25,16 @@ export interface AppDeps {
   readonly logger: FastifyBaseLogger;
   /** Request limits; none when absent (tests that are not about limits). */
   readonly rateLimits?: RateLimitSettings;
-  /** Client address from X-Forwarded-For (behind a reverse proxy). */
-  readonly trustProxy?: boolean;
+  /** Which X-Forwarded-For hops to believe (behind reverse proxies); none when absent. */
+  readonly trustProxy?: TrustProxy;
+  /** Longest a client may take to send a whole request, ms; 60 s when absent. */
+  readonly requestTimeoutMs?: number;
+  /** Open connections per client address; no cap when absent or 0. */
+  readonly connectionsPerAddress?: number;
+  /** Shared with the operations listener when there is one; a fresh one when absent. */
+  readonly metrics?: ServiceMetrics;
+  /** False when /metrics is served by the operations listener instead of the API port. */
+  readonly metricsOnApiPort?: boolean;
+  /** /docs and /openapi.json; on when absent. */
+  readonly docs?: boolean;
 }

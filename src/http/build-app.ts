@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { authenticateHook } from './authenticate-hook.js';
 import { handleClientError, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
-import { installMetrics } from './metrics.js';
+import { ServiceMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { requestIdFor } from './request-id.js';
 import { ErrorBody, Vehicle } from './schemas.js';
@@ -14,6 +14,14 @@ import { vehicleTripsRoute } from './vehicle-trips-route.js';
 import { commandRoutes } from './command-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
+import { capConnectionsPerAddress } from './connection-cap.js';
+import { proxyTrust } from '../domain/trust-proxy.js';
+
+/** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much over). */
+const TIMEOUT_CHECK_MS = 1000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * The HTTP application, without listening: tests and `serve` both build it here.
@@ -21,6 +29,8 @@ import { requestLimits } from './rate-limits.js';
  * headers and bodies are never logged, so tokens and secrets cannot reach the logs.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const trust = proxyTrust(deps.trustProxy ?? false);
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -31,7 +41,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: handleError,
     clientErrorHandler: handleClientError,
-    trustProxy: deps.trustProxy ?? false,
+    // Slow requests (a body trickled a byte at a time) end with 408 instead of holding a socket.
+    requestTimeout,
+    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout), connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    // A hop count or the proxies' ranges, never "everything": the client address is then the hop
+    // just before our own proxies, which the client cannot write.
+    trustProxy: deps.trustProxy ? trust : false,
     // Types are not coerced: a VIN sent as a number is an error, not the string "123".
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
@@ -53,13 +68,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.server.keepAliveTimeout = 1;
   });
 
+  if (deps.connectionsPerAddress) capConnectionsPerAddress(app.server, deps.connectionsPerAddress, (address) => trust(address, 0), deps.logger);
+
   installErrorHandling(app);
   // A JSON API: a text/plain body is a wrong content type (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(Vehicle);
-  await installOpenApi(app);
-  installMetrics(app);
+  // The interface's own description is public by choice (`--no-docs` turns it off); it holds
+  // nothing the interface document does not.
+  if (deps.docs ?? true) await installOpenApi(app);
+  const metrics = deps.metrics ?? new ServiceMetrics();
+  metrics.record(app);
+  if (deps.metricsOnApiPort ?? true) metrics.serve(app);
 
   const limits = requestLimits(deps.rateLimits);
   await app.register(healthRoutes(deps));

@@ -53,6 +53,9 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
   return undefined;
 }
 
+/** The request's own connection is gone before its body was complete. */
+const clientWentAway = (request: FastifyRequest): boolean => !request.raw.complete && (request.raw.destroyed || request.raw.socket?.destroyed === true);
+
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
   // RFC 6750 §3: a bare challenge when no bearer token was presented, `invalid_token` when one was
   // refused; bad client credentials at /token are not a bearer failure and get no challenge.
@@ -65,6 +68,13 @@ export function sendError(reply: FastifyReply, error: ServiceError): FastifyRepl
 
 /** Maps any error to a response; also serves Fastify's `frameworkErrors` (bad URL, over-long parameter). */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A client that hangs up mid-upload makes Node fail the body stream with ECONNRESET, the same
+  // code a lost database connection has: anyone could raise false outage alerts by dropping
+  // uploads. Nobody will read this answer; it is logged as what it is.
+  if (clientWentAway(request)) {
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? null }, 'client closed the connection before its request was complete');
+    return sendError(reply, new ServiceError(errors.invalidRequest, { reason: 'the client closed the connection' }));
+  }
   const known = error instanceof ServiceError ? error : fromFrameworkError(error, request);
   if (known) {
     if (known.status >= 500) request.log.warn({ err: error }, 'request failed: %s', known.detail);

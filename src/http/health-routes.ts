@@ -8,7 +8,7 @@ import type { AppDeps } from './app-deps.js';
 /** A readiness probe must answer quickly even when the database hangs. */
 const READY_TIMEOUT_MS = 2000;
 
-async function databaseAnswers(deps: AppDeps): Promise<boolean> {
+async function databaseAnswers(deps: Pick<AppDeps, 'store'>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS); });
   const probe = sql`select 1 as ok`.execute(deps.store.db).then(() => true, () => false);
@@ -20,7 +20,7 @@ async function databaseAnswers(deps: AppDeps): Promise<boolean> {
 }
 
 /** /healthz: the process is up. /readyz: it can serve, i.e. the database answers. */
-export function healthRoutes(deps: AppDeps): FastifyPluginAsync {
+export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
   return async (app) => {
     const Status = Type.Object({ status: Type.String() });
     app.get('/healthz', {

@@ -67,6 +67,45 @@ describe.each(DATABASE_KINDS)('request limits on %s', (kind) => {
     });
   });
 
+  describe.each([
+    ['one proxy hop', 1 as const],
+    ['the proxy\'s range', ['127.0.0.0/8'] as const],
+  ])('POST /token per address behind a proxy trusted by %s', (_how, trustProxy) => {
+    let svc: TestService;
+    beforeAll(async () => {
+      svc = await startTestService(kind, undefined, { rateLimits: { tokenPerAddress: { limit: 4, windowMs: MINUTE } }, http: { trustProxy } });
+    });
+    afterAll(async () => { await svc?.close(); });
+
+    // What an appending proxy (nginx's $proxy_add_x_forwarded_for, a cloud load balancer) sends:
+    // whatever the client wrote, then the address the proxy saw.
+    const viaProxy = (clientWrote: string, proxySaw: string) => tokenRequest(svc, 'alpha-dispatch', 'wrong', { 'x-forwarded-for': `${clientWrote}, ${proxySaw}` });
+
+    it('when a client writes a new X-Forwarded-For on every request, then it is still limited by the address the proxy saw', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 150; i += 1) statuses.push((await viaProxy(`10.0.${i >> 8}.${i & 255}`, '203.0.113.7')).status);
+      expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+      expect(statuses.slice(4).every((status) => status === 429)).toBe(true);
+      // Another client behind the same proxy is another address.
+      expect((await viaProxy('10.0.0.1', '203.0.113.8')).status).toBe(401);
+    });
+  });
+
+  describe('POST /token per address behind two proxies', () => {
+    let svc: TestService;
+    beforeAll(async () => {
+      svc = await startTestService(kind, undefined, { rateLimits: { tokenPerAddress: { limit: 2, windowMs: MINUTE } }, http: { trustProxy: 2 } });
+    });
+    afterAll(async () => { await svc?.close(); });
+
+    it('when the hop count is 2, then the client is the hop before the last proxy, whatever it wrote before that', async () => {
+      const send = (spoof: string) => tokenRequest(svc, 'alpha-dispatch', 'wrong', { 'x-forwarded-for': `${spoof}, 198.51.100.4, 10.1.1.1` });
+      expect((await send('1.1.1.1')).status).toBe(401);
+      expect((await send('2.2.2.2')).status).toBe(401);
+      expect((await send('3.3.3.3')).status).toBe(429);
+    });
+  });
+
   describe('POST /vehicle-command per application', () => {
     let svc: TestService;
     beforeAll(async () => {

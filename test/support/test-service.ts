@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { buildApp } from '../../src/http/build-app.js';
+import type { AppDeps } from '../../src/http/app-deps.js';
 import type { RateLimitSettings } from '../../src/http/rate-limits.js';
 import { createLogger } from '../../src/logger.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
@@ -79,6 +80,8 @@ export interface TestService {
 export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
+  /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs'>>;
 }
 
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet(), options: TestServiceOptions = {}): Promise<TestService> {
@@ -99,6 +102,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const appWith = (keys: Keyring) => buildApp({
     store, keyring: keys, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
     connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits,
+    ...options.http,
   });
   let app = await appWith(keyring);
   const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
@@ -142,7 +146,10 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, 10_000);
       const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: 10, glitchRate: 0, seed: 3 });
       await cloud?.close();
-      cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), clock, { latencyMs: [2000, 4000], seed: 5, ...options });
+      // As the service does: the cloud requires a fresh secret that only the connector holds.
+      const apiKey = options.apiKey === undefined ? SimulatedOemCloud.generateKey() : options.apiKey;
+      cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), clock, { latencyMs: [2000, 4000], seed: 5, ...options, apiKey });
+      connectorSettings.simCloudKey = apiKey ?? undefined;
       connectorSettings.simCloudUrl = await cloud.listen();
       return { cloud, simulator };
     },
