@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addCurrentKey, removeKey, retirableKeyIndex, writeNewKeyringFile, type KeyKind } from '../security/keyring-file.js';
 import { masterKeyUsage, resealUnderCurrentKey } from '../registry/master-key-rotation.js';
-import { emit, table, UsageError } from './output.js';
+import { emit, processOutput, table, UsageError } from './output.js';
 import { withStore, withStoreOptions } from './store-context.js';
 
 const kindOf = (opts: { jwt?: boolean; master?: boolean }): KeyKind => {
@@ -22,7 +22,7 @@ export function registerKeys(program: Command): void {
         const code = (error as NodeJS.ErrnoException).code;
         throw new UsageError(code === 'EEXIST' ? `${file} already exists; refusing to overwrite keys` : `cannot write ${file}: ${code}`);
       }
-      process.stdout.write(`wrote ${file}\n`);
+      processOutput(false).out(`wrote ${file}`);
     });
 
   keys.command('rotate')
@@ -38,7 +38,7 @@ export function registerKeys(program: Command): void {
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      process.stdout.write(`${file}: new current ${kind} key "${id}"; restart every instance, then ${kind === 'master'
+      processOutput(false).out(`${file}: new current ${kind} key "${id}"; restart every instance, then ${kind === 'master'
         ? '`telematics keys reseal`'
         : 'wait out the longest token lifetime'} before retiring the old one\n`);
     });

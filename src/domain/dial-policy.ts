@@ -31,9 +31,13 @@ const CLASSES: readonly (readonly [AddressClass, readonly Subnet[]])[] = [
   // deprecated site-local IPv6 ranges.
   ['private', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['198.18.0.0', 15], ['fc00::', 7], ['fec0::', 10]]],
   ['link-local', [['169.254.0.0', 16], ['fe80::', 10]]],
-  // Multicast, reserved and broadcast (224.0.0.0 and above), IPv6 multicast, and the deprecated
-  // IPv4-compatible IPv6 addresses (::a.b.c.d), which nothing legitimate uses.
-  ['reserved', [['224.0.0.0', 3], ['ff00::', 8], ['::', 96]]],
+  // Multicast, reserved and broadcast (224.0.0.0 and above), IPv6 multicast, the deprecated
+  // IPv4-compatible IPv6 addresses (::a.b.c.d), IETF protocol assignments, the documentation
+  // ranges (TEST-NET-1/2/3, 2001:db8::/32) and the IPv6 discard prefix: nothing an automaker runs on.
+  ['reserved', [
+    ['224.0.0.0', 3], ['ff00::', 8], ['::', 96], ['192.0.0.0', 24], ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24],
+    ['2001:db8::', 32], ['100::', 64],
+  ]],
 ];
 
 const LISTS: readonly (readonly [AddressClass, BlockList])[] = CLASSES.map(([name, subnets]) => {
@@ -42,9 +46,15 @@ const LISTS: readonly (readonly [AddressClass, BlockList])[] = CLASSES.map(([nam
   return [name, list] as const;
 });
 
-/** NAT64 (RFC 6052): the IPv4 address in the last 32 bits is where the packet really goes. */
+/**
+ * NAT64 (RFC 6052's well-known prefix and RFC 8215's local-use one) and SIIT: the IPv4 address in the last
+ * 32 bits is where the packet really goes.
+ */
 const NAT64 = new BlockList();
 NAT64.addSubnet('64:ff9b::', 96, 'ipv6');
+NAT64.addSubnet('64:ff9b:1::', 48, 'ipv6');
+// SIIT's IPv4-translated addresses (RFC 2765, ::ffff:0:a.b.c.d) carry the IPv4 the same way.
+NAT64.addSubnet('::ffff:0:0:0', 96, 'ipv6');
 
 /** The last 32 bits of an IPv6 address in text form, as dotted IPv4. */
 function lastIpv4Of(ipv6: string): string {

@@ -7,19 +7,22 @@
  *   text read differently from what it holds;
  * - line and paragraph separators (U+2028, U+2029), which break a one-line label;
  * - invisible characters with no use in a label (zero-width space U+200B, word joiner and invisible
- *   operators U+2060–U+2064, byte order mark U+FEFF), which make two different names look alike.
+ *   operators U+2060–U+2064, deprecated format characters U+206A–U+206F, byte order mark U+FEFF,
+ *   soft hyphen U+00AD, Mongolian vowel separator U+180E, Hangul fillers U+115F, U+1160, U+3164,
+ *   U+FFA0, interlinear annotation U+FFF9–U+FFFB, tag characters U+E0000–U+E007F), which make two
+ *   different names look alike or smuggle hidden text.
  * Zero-width non-joiner and joiner (U+200C, U+200D) are allowed: Persian, Indic scripts and emoji
  * need them.
  */
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
-const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
-// eslint-disable-next-line no-control-regex
-const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const INVISIBLE = '\\u00ad\\u115f\\u1160\\u180e\\u3164\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}\\u206a-\\u206f';
+const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff${INVISIBLE}]`, 'u');
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
+const UNSAFE_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff${INVISIBLE}]`, 'gu');
 
 export const UNSAFE_TEXT_RULE = 'must not contain control or invisible formatting characters';
 
-const hex4 = (char: string) => char.charCodeAt(0).toString(16).padStart(4, '0');
+const hex4 = (char: string) => char.codePointAt(0)!.toString(16).padStart(4, '0');
 
 /** Why `text` may not be stored, naming its first refused character (it may be invisible), or undefined. */
 export function unsafeTextProblem(text: string): string | undefined {
@@ -34,5 +37,6 @@ export function unsafeTextProblem(text: string): string | undefined {
  * raw newline, so what it escapes stays valid JSON with the same values).
  */
 export function escapeUnsafeText(text: string, { keepNewlines = false }: { keepNewlines?: boolean } = {}): string {
-  return text.replace(keepNewlines ? UNSAFE_BUT_NEWLINE : UNSAFE_ALL, (char) => `\\u${hex4(char)}`);
+  // Per UTF-16 unit, as JSON escapes: a tag character (beyond U+FFFF) becomes its surrogate pair.
+  return text.replace(keepNewlines ? UNSAFE_BUT_NEWLINE : UNSAFE_ALL, (char) => [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
 }

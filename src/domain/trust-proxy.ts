@@ -5,6 +5,7 @@
  * address (and so its own rate-limit key). Fastify (proxy-addr) takes the same two forms.
  */
 import { BlockList, isIP } from 'node:net';
+import { withoutPort } from './client-address.js';
 
 /** `false`: no proxy; a number: that many proxies in front; a list: the proxies' addresses and ranges. */
 export type TrustProxy = false | number | readonly string[];
@@ -62,7 +63,8 @@ export function proxyTrust(trust: TrustProxy): (address: string, hop: number) =>
     list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
   }
   return (address) => {
-    const plain = unmapIpv4(address);
+    // A proxy may write its hops as `ip:port`.
+    const plain = unmapIpv4(withoutPort(address));
     const family = isIP(plain);
     return family !== 0 && list.check(plain, family === 4 ? 'ipv4' : 'ipv6');
   };

@@ -1,6 +1,6 @@
 import type { Server, Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { unmapIpv4 } from '../domain/trust-proxy.js';
+import { addressKey } from '../domain/client-address.js';
 
 /**
  * At most `cap` open connections per client address: a client opening connections and keeping
@@ -14,7 +14,8 @@ export function capConnectionsPerAddress(server: Server, cap: number, exempt: (a
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined || exempt(address)) return;
-    const key = unmapIpv4(address);
+    // An IPv6 host holds a /64: counted as one.
+    const key = addressKey(address);
     const count = (open.get(key) ?? 0) + 1;
     if (count > cap) {
       // One line a minute at most: a flood must not become a flood of log lines.

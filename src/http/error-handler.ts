@@ -56,6 +56,13 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
 /** The request's own connection is gone before its body was complete. */
 const clientWentAway = (request: FastifyRequest): boolean => !request.raw.complete && (request.raw.destroyed || request.raw.socket?.destroyed === true);
 
+/**
+ * The error is the body stream's own (Node's `aborted`, or a body shorter than announced), not a
+ * database error that happened to come while the client was leaving: that one is still an outage.
+ */
+const isBodyCutOff = (error: FastifyError): boolean =>
+  (error.code === 'ECONNRESET' && error.message === 'aborted') || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH';
+
 export function sendError(reply: FastifyReply, error: ServiceError): FastifyReply {
   // RFC 6750 §3: a bare challenge when no bearer token was presented, `invalid_token` when one was
   // refused; bad client credentials at /token are not a bearer failure and get no challenge.
@@ -71,7 +78,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   // A client that hangs up mid-upload makes Node fail the body stream with ECONNRESET, the same
   // code a lost database connection has: anyone could raise false outage alerts by dropping
   // uploads. Nobody will read this answer; it is logged as what it is.
-  if (clientWentAway(request)) {
+  if (isBodyCutOff(error) && clientWentAway(request)) {
     request.log.info({ method: request.method, route: request.routeOptions.url ?? null }, 'client closed the connection before its request was complete');
     return sendError(reply, new ServiceError(errors.invalidRequest, { reason: 'the client closed the connection' }));
   }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { errors, ServiceError } from '../domain/errors.js';
 import { exchangeClientCredentials } from '../auth/exchange-client-credentials.js';
 import { acceptsJson } from './accept-header.js';
+import { addressKey } from '../domain/client-address.js';
 import { errorResponse } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
 import type { RequestLimits } from './rate-limits.js';
@@ -57,7 +58,7 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
       },
       onRequest: async (request) => {
         // Before the body is even read: an address guessing secrets costs as little as possible.
-        limits.tokenPerAddress.take(request.ip, deps.clock.now());
+        limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
         if (!acceptsJson(request.headers.accept)) throw new ServiceError(errors.notAcceptable);
       },
     }, async (request, reply) => {

@@ -16,6 +16,8 @@ describe('address classes', () => {
     ['8.8.8.8', 'public'], ['1.1.1.1', 'public'], ['172.15.255.255', 'public'], ['172.32.0.0', 'public'], ['100.63.255.255', 'public'],
     ['100.128.0.0', 'public'], ['198.17.255.255', 'public'], ['198.20.0.0', 'public'], ['223.255.255.255', 'public'],
     ['2606:4700::1111', 'public'], ['::ffff:8.8.8.8', 'public'],
+    ['64:ff9b:1::7f00:1', 'loopback'], ['64:ff9b:1::808:808', 'public'], ['::ffff:0:7f00:1', 'loopback'], ['::ffff:0:a00:1', 'private'],
+    ['192.0.0.8', 'reserved'], ['192.0.2.1', 'reserved'], ['198.51.100.7', 'reserved'], ['203.0.113.7', 'reserved'], ['2001:db8::1', 'reserved'], ['100::1', 'reserved'],
   ])('%s is %s', (address, expected) => {
     expect(addressClass(address)).toBe(expected);
   });

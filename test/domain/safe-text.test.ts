@@ -50,3 +50,12 @@ describe('operator text: what names may hold and how echoes are printed', () => 
     expect(JSON.parse(text)).toEqual(value);
   });
 });
+
+describe('invisible characters past the first list', () => {
+  it.each(['\u00ad', '\u180e', '\u206a', '\u206f', '\ufff9', '\u3164', '\u{e0001}', '\u{e007f}'])('refuses U+%s and escapes it as JSON would', (char) => {
+    expect(unsafeTextProblem(`A${char}B`)).toMatch(/U\+[0-9A-F]{4,5}\)$/);
+    const escaped = escapeUnsafeText(`A${char}B`);
+    expect(escaped).not.toContain(char);
+    expect(JSON.parse(`"${escaped}"`)).toBe(`A${char}B`);
+  });
+});

@@ -42,6 +42,17 @@ describe('the operations listener', () => {
     expect((await fetch(`${opsUrl}/docs/`)).status).toBe(404);
   });
 
+  it('when the API port listens beyond loopback without --ops-port, then the start warns that /metrics is exposed', async () => {
+    const exposed = await startServiceProcess(['--no-sim', '--host', '0.0.0.0', '--database', join(dir, 'exposed.db')], env, '/metrics is served on the API port');
+    try {
+      const line = exposed.output().split('\n').find((l) => l.includes('/metrics is served on the API port'));
+      expect(JSON.parse(line!).level).toBe(40);
+    } finally {
+      await exposed.stop('SIGKILL');
+    }
+    expect(served.output()).not.toContain('/metrics is served on the API port');
+  });
+
   it('when --no-docs is set, then /docs and /openapi.json are not served', async () => {
     const plain = await startServiceProcess(['--no-sim', '--no-docs', '--database', join(dir, 'nodocs.db')], env);
     try {

@@ -89,6 +89,19 @@ describe.each(DATABASE_KINDS)('request limits on %s', (kind) => {
       // Another client behind the same proxy is another address.
       expect((await viaProxy('10.0.0.1', '203.0.113.8')).status).toBe(401);
     });
+
+    it('when the proxy writes the client as ip:port (Azure Application Gateway), then a new port is not a new client', async () => {
+      const statuses: number[] = [];
+      for (let port = 40_000; port < 40_010; port += 1) statuses.push((await viaProxy('10.9.9.9', `198.51.100.20:${port}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429, 429, 429]);
+    });
+
+    it('when a client rotates through the IPv6 addresses of its /64, then it is limited as one', async () => {
+      const statuses: number[] = [];
+      for (let i = 1; i <= 10; i += 1) statuses.push((await viaProxy('10.9.9.9', `2001:db8:aa:bb::${i.toString(16)}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429, 429, 429]);
+      expect((await viaProxy('10.9.9.9', '2001:db8:aa:bc::1')).status).toBe(401);
+    });
   });
 
   describe('POST /token per address behind two proxies', () => {

@@ -1,5 +1,9 @@
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installErrorHandling } from '../../src/http/error-handler.js';
+import { createLogger } from '../../src/logger.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -31,5 +35,31 @@ describe.each(DATABASE_KINDS)('a client dropping its upload on %s', (kind) => {
     expect(lines.some((l) => l.level >= 40)).toBe(false);
     expect(lines.some((l) => l.msg === 'client closed the connection before its request was complete')).toBe(true);
     expect((await svc.request('GET', '/readyz')).status).toBe(200);
+  });
+});
+
+describe('a database failing while the client is also leaving', () => {
+  const logs: string[] = [];
+  const app = Fastify({ loggerInstance: createLogger('info', new Writable({ write(chunk, _e, done) { logs.push(String(chunk)); done(); } })) });
+  let url: string;
+  beforeAll(async () => {
+    installErrorHandling(app);
+    // The database refuses while the body is still on its way (as the ingest key check would).
+    app.post('/ingest/x', {
+      onRequest: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+    }, async () => ({}));
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => app.close());
+
+  it('when the client drops its upload and the database fails too, then the outage is still logged as one', async () => {
+    await dropUpload(url, '/ingest/x', '', 'application/json');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lines = logs.map((l) => JSON.parse(l));
+    expect(lines.some((l) => l.level === 40 && l.msg === 'request failed: Service temporarily unavailable.')).toBe(true);
+    expect(lines.some((l) => l.msg === 'client closed the connection before its request was complete')).toBe(false);
   });
 });
