@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../src/http/error-handler.js';
 import { createLogger } from '../../src/logger.js';
@@ -40,7 +40,8 @@ describe.each(DATABASE_KINDS)('a client dropping its upload on %s', (kind) => {
 
 describe('a database failing while the client is also leaving', () => {
   const logs: string[] = [];
-  const app = Fastify({ loggerInstance: createLogger('info', new Writable({ write(chunk, _e, done) { logs.push(String(chunk)); done(); } })) });
+  const logger: FastifyBaseLogger = createLogger('info', new Writable({ write(chunk, _e, done) { logs.push(String(chunk)); done(); } }));
+  const app = Fastify({ loggerInstance: logger });
   let url: string;
   beforeAll(async () => {
     installErrorHandling(app);
