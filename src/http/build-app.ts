@@ -5,7 +5,6 @@ import { healthRoutes } from './health-routes.js';
 import { ServiceMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { requestIdFor } from './request-id.js';
-import { ErrorBody, Vehicle } from './schemas.js';
 import { tokenRoute } from './token-route.js';
 import { vehicleRoutes } from './vehicle-routes.js';
 import { vehicleDataRoute } from './vehicle-data-route.js';
@@ -16,6 +15,7 @@ import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
+import { ErrorBody, Vehicle } from '@telematics/contract';
 
 /** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
 const HEADERS_TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@ import type { AppDeps } from './app-deps.js';
 import { installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
 import type { ServiceMetrics } from './metrics.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody } from '@telematics/contract';
 
 /**
  * The operations listener (`--ops-port`): /metrics, /healthz and /readyz for the monitoring

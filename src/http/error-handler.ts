@@ -7,19 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, ServiceError } from '../domain/errors.js';
-
-/**
- * Errors meaning the database is unreachable or refusing work for now: 503 with Retry-After, not
- * 500. A deadlock or serialization failure (40P01, 40001) rolled the statement back whole, so the
- * same request sent again is safe; queries are written not to cause them.
- */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', '40P01', '40001', 'SQLITE_BUSY',
-]);
-
-/** pg's errors for a lost or unobtainable connection carry no code, only these messages. */
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+import { classifyStoreError } from '../store/classify-error.js';
 
 function fromFrameworkError(error: FastifyError, request: FastifyRequest): ServiceError | undefined {
   if (error.validation && error.validation.length > 0) {
@@ -39,11 +27,11 @@ function fromFrameworkError(error: FastifyError, request: FastifyRequest): Servi
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new ServiceError(errors.invalidRequest, { reason: 'the JSON body is empty' });
     default: break;
   }
-  if (error.code !== undefined && UNAVAILABLE_CODES.has(error.code)) return new ServiceError(errors.unavailable);
-  if (error.code === undefined && UNAVAILABLE_MESSAGES.test(error.message)) return new ServiceError(errors.unavailable);
-  // PostgreSQL class 22 (data exception: NUL byte, value out of range…) means input slipped past
-  // validation; it is still the caller's input, so 400 rather than 500.
-  if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
+  // A database that cannot work for now is 503 with Retry-After (sendError), not 500; input the
+  // database refused is still the caller's input, so 400 rather than 500.
+  const storeError = classifyStoreError(error);
+  if (storeError === 'unavailable') return new ServiceError(errors.unavailable);
+  if (storeError === 'bad-input') {
     request.log.warn({ err: error }, 'input refused by the database');
     return new ServiceError(errors.invalidRequest, { reason: 'a value in the request cannot be used' });
   }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
-import { Type } from 'typebox';
+import { HealthStatus } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
+import { pingDatabase } from '../store/ping-database.js';
 import { errorResponse } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
 
@@ -11,7 +11,7 @@ const READY_TIMEOUT_MS = 2000;
 async function databaseAnswers(deps: Pick<AppDeps, 'store'>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS); });
-  const probe = sql`select 1 as ok`.execute(deps.store.db).then(() => true, () => false);
+  const probe = pingDatabase(deps.store.db).then(() => true, () => false);
   try {
     return await Promise.race([probe, timeout]);
   } finally {
@@ -22,9 +22,8 @@ async function databaseAnswers(deps: Pick<AppDeps, 'store'>): Promise<boolean> {
 /** /healthz: the process is up. /readyz: it can serve, i.e. the database answers. */
 export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
   return async (app) => {
-    const Status = Type.Object({ status: Type.String() });
     app.get('/healthz', {
-      schema: { summary: 'Liveness: the process is running', tags: ['operations'], response: { 200: Status } },
+      schema: { summary: 'Liveness: the process is running', tags: ['operations'], response: { 200: HealthStatus } },
       logLevel: 'warn',
     }, async () => ({ status: 'ok' }));
 
@@ -32,7 +31,7 @@ export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
       schema: {
         summary: 'Readiness: the database answers',
         tags: ['operations'],
-        response: { 200: Status, 503: errorResponse('The database does not answer') },
+        response: { 200: HealthStatus, 503: errorResponse('The database does not answer') },
       },
       logLevel: 'warn',
     }, async () => {

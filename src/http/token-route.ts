@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { TokenRequest, TokenResponse } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { exchangeClientCredentials } from '../auth/exchange-client-credentials.js';
 import { acceptsJson } from './accept-header.js';
@@ -12,22 +12,6 @@ import type { RequestLimits } from './rate-limits.js';
 const FORM = 'application/x-www-form-urlencoded';
 /** Four short fields; anything larger is not a token request. */
 const TOKEN_BODY_LIMIT = 8 * 1024;
-
-const TokenRequest = Type.Object(
-  {
-    client_id: Type.Optional(Type.String({ description: 'Client id (or send it as `username`)' })),
-    client_secret: Type.Optional(Type.String({ description: 'Client secret (or send it as `password`)' })),
-    username: Type.Optional(Type.String({ description: 'Client id, as the authentication guide names it' })),
-    password: Type.Optional(Type.String({ description: 'Client secret, as the authentication guide names it' })),
-    grant_type: Type.Optional(Type.String({ description: 'Ignored if sent' })),
-  },
-  { additionalProperties: true },
-);
-
-const TokenResponse = Type.Object({
-  token: Type.String({ description: 'JWT to send as `Authorization: Bearer <token>`' }),
-  expiration: Type.Integer({ description: 'Lifetime in seconds (3600 unless the application is configured otherwise)' }),
-});
 
 const nonEmpty = (...values: (string | undefined)[]) => values.find((v) => v !== undefined && v !== '');
 

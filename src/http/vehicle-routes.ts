@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { VehicleParams } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
@@ -41,7 +42,7 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
         summary: 'Read one vehicle by VIN',
         tags: ['vehicles'],
         security: bearerSecurity,
-        params: Type.Object({ vin: Type.String({ description: 'Vehicle Identification Number' }) }),
+        params: VehicleParams,
         response: {
           200: Type.Ref('Vehicle'),
           ...authErrors,

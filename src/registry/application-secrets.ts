@@ -2,11 +2,10 @@
 import type { Keyring } from '../security/keyring.js';
 import { openSecret, sealSecret } from '../security/secret-box.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
-
-const signSecretAad = (applicationId: string) => `application:${applicationId}:sign-secret`;
+import { signSecretSealingContext } from '../security/sealing-contexts.js';
 
 export const sealSignSecret = (applicationId: string, secret: string, keyring: Keyring): string =>
-  sealSecret(secret, signSecretAad(applicationId), keyring.master);
+  sealSecret(secret, signSecretSealingContext(applicationId), keyring.master);
 
 /**
  * Opened sign-secrets by (application, sealed box): every signed command needs its application's
@@ -22,7 +21,7 @@ export function openSignSecret(applicationId: string, sealed: string, keyring: K
   const cacheKey = `${applicationId}\u0000${sealed}`;
   let secret = opened.get(cacheKey);
   if (secret === undefined) {
-    secret = openSecret(sealed, signSecretAad(applicationId), keyring.master);
+    secret = openSecret(sealed, signSecretSealingContext(applicationId), keyring.master);
     if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
     opened.set(cacheKey, secret);
   }

@@ -7,8 +7,11 @@
  */
 import { openSecret, sealedKeyId, sealSecret } from '../security/secret-box.js';
 import { currentKey, type Keyring } from '../security/keyring.js';
+import { idempotencySealingContext } from '../security/sealing-contexts.js';
 import type { Db } from '../store/connection.js';
-import { idempotencySealingContext } from '../commands/idempotent-creation.js';
+import {
+  listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, replaceKeptIdempotentResponse, replaceSealedSignSecret,
+} from '../store/master-key-queries.js';
 import { openSignSecret, sealSignSecret } from './application-secrets.js';
 
 /** What is stored under each master key id (a hash or box names its key as its second field). */
@@ -34,16 +37,12 @@ export async function masterKeyUsage(db: Db, keyring: Keyring): Promise<MasterKe
     row[field] += 1;
   };
   for (const key of keyring.master) usage.set(key.id, { signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0 });
-  for (const app of await db.selectFrom('applications').select(['client_secret_hash', 'sign_secret_sealed']).execute()) {
+  for (const app of await listApplicationKeyedValues(db)) {
     count(keyIdOf(app.client_secret_hash), 'clientSecretHashes');
     if (app.sign_secret_sealed !== null) count(keyIdOf(app.sign_secret_sealed), 'signSecrets');
   }
-  for (const oem of await db.selectFrom('oems').select('ingest_key_hash').where('ingest_key_hash', 'is not', null).execute()) {
-    count(keyIdOf(oem.ingest_key_hash!), 'ingestKeyHashes');
-  }
-  for (const row of await db.selectFrom('idempotency_keys').select('response').where('response', 'is not', null).execute()) {
-    count(keyIdOf(row.response!), 'idempotentResponses');
-  }
+  for (const hash of await listIngestKeyHashes(db)) count(keyIdOf(hash), 'ingestKeyHashes');
+  for (const row of await listKeptIdempotentResponses(db)) count(keyIdOf(row.response), 'idempotentResponses');
   const listed = new Set(keyring.master.map((k) => k.id));
   return [...usage].map(([keyId, counts]) => ({ keyId, current: keyId === current, known: listed.has(keyId), ...counts }));
 }
@@ -61,10 +60,9 @@ export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<R
   let signSecrets = 0;
   let idempotentResponses = 0;
   let unopenable = 0;
-  const apps = await db.selectFrom('applications').select(['id', 'sign_secret_sealed']).where('sign_secret_sealed', 'is not', null).execute();
-  for (const app of apps) {
-    const sealed = app.sign_secret_sealed!;
-    if (sealedKeyId(sealed) === current) continue;
+  for (const app of await listApplicationKeyedValues(db)) {
+    const sealed = app.sign_secret_sealed;
+    if (sealed === null || sealedKeyId(sealed) === current) continue;
     let secret: string;
     try {
       secret = openSignSecret(app.id, sealed, keyring);
@@ -73,13 +71,10 @@ export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<R
       continue;
     }
     // Guarded by the old value: a rotate-secret meanwhile wins.
-    const result = await db.updateTable('applications').set({ sign_secret_sealed: sealSignSecret(app.id, secret, keyring) })
-      .where('id', '=', app.id).where('sign_secret_sealed', '=', sealed).executeTakeFirst();
-    signSecrets += Number(result.numUpdatedRows);
+    signSecrets += await replaceSealedSignSecret(db, app.id, sealed, sealSignSecret(app.id, secret, keyring));
   }
-  const kept = await db.selectFrom('idempotency_keys').select(['application_id', 'key', 'response']).where('response', 'is not', null).execute();
-  for (const row of kept) {
-    const sealed = row.response!;
+  for (const row of await listKeptIdempotentResponses(db)) {
+    const sealed = row.response;
     if (sealedKeyId(sealed) === current) continue;
     const context = idempotencySealingContext(row.application_id, row.key);
     let text: string;
@@ -89,9 +84,7 @@ export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<R
       unopenable += 1;
       continue;
     }
-    const result = await db.updateTable('idempotency_keys').set({ response: sealSecret(text, context, keyring.master) })
-      .where('application_id', '=', row.application_id).where('key', '=', row.key).where('response', '=', sealed).executeTakeFirst();
-    idempotentResponses += Number(result.numUpdatedRows);
+    idempotentResponses += await replaceKeptIdempotentResponse(db, row.application_id, row.key, sealed, sealSecret(text, context, keyring.master));
   }
   return { signSecrets, idempotentResponses, unopenable };
 }

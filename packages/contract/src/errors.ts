@@ -1,0 +1,88 @@
+/**
+ * The error catalogue: every error a client or operator can see, with its stable code, HTTP status
+ * and exact text. Texts quoted from the service interface are exact and must not be edited.
+ * Placeholders `{name}` are filled by `errorText`; a client can match an answer's `detail` against
+ * the texts of the entries with its status.
+ * The service's docs/errors.md documents each entry; its test/domain/errors.test.ts keeps the two in sync.
+ */
+export interface ErrorEntry {
+  readonly code: string;
+  readonly status: number;
+  readonly text: string;
+}
+
+const entry = (code: string, status: number, text: string): ErrorEntry => Object.freeze({ code, status, text });
+
+export const errors = Object.freeze({
+  // POST /token (D3)
+  tokenFieldsMissing: entry(
+    'TLM_TOKEN_FIELDS_MISSING',
+    400,
+    'client_id and client_secret (or username and password) are required.',
+  ),
+  invalidClientCredentials: entry('TLM_INVALID_CLIENT_CREDENTIALS', 401, 'Invalid client credentials.'),
+  notAcceptable: entry('TLM_NOT_ACCEPTABLE', 406, 'The Accept header must allow application/json.'),
+
+  // Bearer authentication (D2, D3)
+  notAuthenticated: entry('TLM_NOT_AUTHENTICATED', 401, 'Not authenticated.'),
+  invalidToken: entry('TLM_INVALID_TOKEN', 401, 'Invalid or expired token.'),
+
+  // Vehicles (interface, D10)
+  vinNotFound: entry('TLM_VIN_NOT_FOUND', 404, 'VIN not found or unauthorized access.'),
+
+  // POST /vehicle-data (interface, D7)
+  tooManyVins: entry('TLM_TOO_MANY_VINS', 400, 'Too many VINs provided. Maximum allowed is 20.'),
+  invalidDate: entry('TLM_INVALID_DATE', 400, 'Invalid {field}: use {formats}.'),
+  dateInFuture: entry('TLM_DATE_IN_FUTURE', 400, 'start_date or end_date are in the future.'),
+  dateOutOfRange: entry('TLM_DATE_OUT_OF_RANGE', 400, 'start_date or end_date are out of the range of 7 days.'),
+  startAfterEnd: entry('TLM_START_AFTER_END', 400, 'start_date is greater than end_date.'),
+  spanTooLong: entry('TLM_SPAN_TOO_LONG', 400, 'Difference between start_date and end_date cannot exceed 24 hours.'),
+  unknownDatapoint: entry('TLM_UNKNOWN_DATAPOINT', 400, 'Unknown datapoint: {name}.'),
+  unsupportedDatapoint: entry('TLM_UNSUPPORTED_DATAPOINT', 404, 'Unsupported datapoint for this vehicle.'),
+  datapointNotInPlan: entry('TLM_DATAPOINT_NOT_IN_PLAN', 404, 'Datapoint not included in your package plan.'),
+  noData: entry('TLM_NO_DATA', 404, 'No data for the given date range: {start} to {end}.'),
+
+  // POST /vehicle-command (interface, D4, D5)
+  vinMissing: entry('TLM_COMMAND_VIN_MISSING', 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'),
+  commandMissing: entry('TLM_COMMAND_MISSING', 400, 'Invalid command. Command must be a string. At least one command is required.'),
+  commandUnavailable: entry('TLM_COMMAND_UNAVAILABLE', 404, 'Command not found or unauthorized access.'),
+  signSecretNotFound: entry('TLM_SIGN_SECRET_NOT_FOUND', 403, 'Sign-secret not found.'),
+  signatureInvalid: entry('TLM_SIGNATURE_INVALID', 403, 'X-Signature invalid.'),
+  confirmationInvalid: entry('TLM_CONFIRMATION_INVALID', 400, 'Confirmation invalid'),
+  confirmationUsed: entry('TLM_CONFIRMATION_USED', 409, 'Confirmation already used'),
+  idempotencyKeyInvalid: entry('TLM_IDEMPOTENCY_KEY_INVALID', 400, 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
+  idempotencyKeyInFlight: entry('TLM_IDEMPOTENCY_KEY_IN_FLIGHT', 409, 'A request with this Idempotency-Key is still being processed.'),
+  idempotencyKeyReused: entry('TLM_IDEMPOTENCY_KEY_REUSED', 422, 'Idempotency-Key already used with a different request.'),
+
+  // GET /vehicle-command/{command_id} (interface)
+  commandIdMissing: entry('TLM_COMMAND_ID_MISSING', 400, 'Invalid command ID. Command ID must be a string. At least one command ID is required.'),
+  commandNotFound: entry('TLM_COMMAND_NOT_FOUND', 404, 'Command not found.'),
+  accessDenied: entry('TLM_ACCESS_DENIED', 403, 'Access denied.'),
+
+  // POST /vehicle-trips (D9)
+  tooManyTripVins: entry('TLM_TOO_MANY_TRIP_VINS', 400, 'Too many VINs provided. Maximum allowed is 100.'),
+
+  // POST /ingest/{oem} (OPERATIONS.md)
+  invalidIngestKey: entry('TLM_INVALID_INGEST_KEY', 401, 'Invalid ingest key.'),
+
+  // Generic request errors (D2)
+  malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
+  malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),
+  requestTimeout: entry('TLM_REQUEST_TIMEOUT', 408, 'The request was not received in time.'),
+  headersTooLarge: entry('TLM_HEADERS_TOO_LARGE', 431, 'Request headers are too large.'),
+  invalidRequest: entry('TLM_INVALID_REQUEST', 400, 'Invalid request: {reason}.'),
+  notFound: entry('TLM_NOT_FOUND', 404, 'Not found.'),
+  bodyTooLarge: entry('TLM_BODY_TOO_LARGE', 413, 'Request body is too large.'),
+  urlTooLong: entry('TLM_URL_TOO_LONG', 414, 'A path parameter of the URL is too long.'),
+  unsupportedMediaType: entry('TLM_UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type. Expected {expected}.'),
+  rateLimited: entry('TLM_RATE_LIMITED', 429, 'Too many requests. Retry after {seconds} s.'),
+  internal: entry('TLM_INTERNAL', 500, 'Internal server error.'),
+  unavailable: entry('TLM_UNAVAILABLE', 503, 'Service temporarily unavailable.'),
+});
+
+export type ErrorName = keyof typeof errors;
+
+/** The entry's text with each `{name}` replaced by `params[name]`; unknown placeholders stay visible. */
+export function errorText(entry: ErrorEntry, params: Readonly<Record<string, string>> = {}): string {
+  return entry.text.replace(/\{(\w+)\}/g, (_, key: string) => params[key] ?? `{${key}}`);
+}

@@ -1,0 +1,24 @@
+/**
+ * What a client of the telematics service must agree on with it, and nothing else: no I/O, no
+ * Node APIs, no dependency beyond TypeBox, so the service, the SDK and the console share it.
+ */
+export { errors, errorText, type ErrorEntry, type ErrorName } from './errors.js';
+export { DATAPOINTS, DATAPOINT_NAMES, datapointSpec, isKnownDatapoint, type DatapointKind, type DatapointSpec } from './datapoints.js';
+export { TRIP_DATAPOINT_NAMES, type TripDatapointName } from './trip-datapoints.js';
+export { COMMAND_NAMES, CONFIRMED_COMMANDS, isKnownCommand, type CommandName } from './command-catalogue.js';
+export { canonicalCommandBody, SIGNATURE_PATTERN } from './command-signature.js';
+export {
+  ACCEPTED_DATE_FORMATS, createSpacedLocalFormatter, formatDuration, formatIsoLocal, formatSpacedLocal, parseInputDate,
+  parseRecordInstant, SERVICE_OFFSET_MINUTES, type ParsedInputDate,
+} from './time.js';
+export { ErrorBody } from './schemas/error-body.js';
+export { TokenRequest, TokenResponse } from './schemas/token.js';
+export { Vehicle, VehicleParams } from './schemas/vehicle.js';
+export { VehicleDataRequest, VehicleDataResponse, type VehicleDataRecord } from './schemas/vehicle-data.js';
+export { VehicleTripsRequest, VehicleTripsResponse, type TripRecord } from './schemas/vehicle-trips.js';
+export {
+  CommandParams, CommandStatus, creationStatusCode, VehicleCommandCreated, VehicleCommandFailed, VehicleCommandHeaders, VehicleCommandRequest,
+  type VehicleCommandAnswer, type VehicleCommandFields,
+} from './schemas/vehicle-command.js';
+export { IngestParams, IngestRequest, IngestResponse, MAX_INGEST_RECORDS } from './schemas/ingest.js';
+export { HealthStatus } from './schemas/health.js';

@@ -1,0 +1,135 @@
+/**
+ * The dependency rule over the TypeScript import statements (every `import`, `import type`,
+ * `export … from` and `import()`), read with TypeScript's own pre-processor so comments and
+ * strings never count. Pure over a list of modules, so it can be tested on made-up trees too.
+ *
+ * In `src/`, a module may import its own layer and the layers below it, never one above:
+ *   domain < security, store < use cases < adapters < entry points (LAYERS below).
+ * In `packages/*`, a module may import only files of its own package and the npm packages its
+ * package.json declares: never `src/`, never another package's files, and no Node builtins (the
+ * contract, the SDK and the console run in browsers too).
+ * `src/` reaches a package only by its name (`@telematics/contract`), never by a path into it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import * as path from 'node:path';
+import ts from 'typescript';
+
+export interface Layer {
+  readonly name: string;
+  /** Top-level directories or files of src/. */
+  readonly members: readonly string[];
+}
+
+/** Lowest first; the order ARCHITECTURE.md and STYLE.md describe. */
+export const LAYERS: readonly Layer[] = [
+  { name: 'domain', members: ['domain'] },
+  { name: 'security and store', members: ['security', 'store'] },
+  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'workers'] },
+  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'console'] },
+  { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts'] },
+];
+
+export interface SourceModule {
+  /** Repository-relative, `/`-separated. */
+  readonly path: string;
+  readonly specifiers: readonly string[];
+}
+
+export interface WorkspacePackage {
+  /** Repository-relative directory, e.g. `packages/contract`. */
+  readonly dir: string;
+  readonly dependencies: readonly string[];
+  readonly devDependencies: readonly string[];
+}
+
+export interface Violation {
+  readonly from: string;
+  /** A repository path, or the npm package name for bare imports. */
+  readonly to: string;
+  readonly why: string;
+}
+
+const layerIndex = new Map(LAYERS.flatMap((layer, index) => layer.members.map((member) => [member, index] as const)));
+
+/** `src/http/x.ts` → `http`; `src/service.ts` → `service.ts`. */
+const srcMember = (file: string) => file.split('/')[1]!;
+
+const packageNameOf = (specifier: string) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+
+const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(packageNameOf(specifier));
+
+/** `./x.js` from `src/a/b.ts` → `src/a/x.ts` (the ESM suffix names the emitted file). */
+function resolveRelative(from: string, specifier: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier)).replace(/\.js$/, '.ts');
+}
+
+const isInside = (file: string, dir: string) => file === dir || file.startsWith(`${dir}/`);
+
+function srcViolation(from: string, to: string): Violation | undefined {
+  const fromLayer = layerIndex.get(srcMember(from));
+  const toLayer = layerIndex.get(srcMember(to));
+  if (fromLayer === undefined) return { from, to, why: `src/${srcMember(from)} is in no layer: add it to LAYERS` };
+  if (toLayer === undefined) return { from, to, why: `src/${srcMember(to)} is in no layer: add it to LAYERS` };
+  if (toLayer > fromLayer) return { from, to, why: `${LAYERS[fromLayer]!.name} may not import ${LAYERS[toLayer]!.name}` };
+  return undefined;
+}
+
+export function dependencyViolations(modules: readonly SourceModule[], packages: readonly WorkspacePackage[]): Violation[] {
+  const violations: Violation[] = [];
+  for (const { path: from, specifiers } of modules) {
+    const owner = packages.find((p) => isInside(from, p.dir));
+    for (const specifier of specifiers) {
+      const relative = specifier.startsWith('.');
+      const to = relative ? resolveRelative(from, specifier) : packageNameOf(specifier);
+      if (owner) {
+        if (relative && !isInside(to, owner.dir)) violations.push({ from, to, why: `a package may import only its own files (${owner.dir})` });
+        if (!relative) {
+          const runtime = isInside(from, `${owner.dir}/src`);
+          const declared = runtime ? owner.dependencies : [...owner.dependencies, ...owner.devDependencies];
+          if (!declared.includes(to)) {
+            violations.push({ from, to, why: isBuiltin(specifier) ? 'a package may not use Node builtins' : `${to} is not a dependency of ${owner.dir}` });
+          }
+        }
+        continue;
+      }
+      if (!isInside(from, 'src')) continue;
+      if (relative && isInside(to, 'packages')) violations.push({ from, to, why: 'import a workspace package by its name, not by a path into it' });
+      else if (relative && isInside(to, 'src')) {
+        const found = srcViolation(from, to);
+        if (found) violations.push(found);
+      } else if (!relative && srcMember(from) === 'domain' && !isBuiltin(specifier) && !to.startsWith('@telematics/')) {
+        violations.push({ from, to, why: 'the domain imports no framework, driver or library (only node: builtins and the contract)' });
+      }
+    }
+  }
+  return violations;
+}
+
+function listTypeScript(root: string, dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'dist' ? [] : listTypeScript(root, rel);
+    return /\.(m|c)?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [rel] : [];
+  });
+}
+
+/** The service's and the workspace packages' modules, with what each imports. */
+export function readSourceModules(root: string): { modules: SourceModule[]; packages: WorkspacePackage[] } {
+  const packageDirs = readdirSync(path.join(root, 'packages'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `packages/${e.name}`);
+  const packages = packageDirs.map((dir) => {
+    const manifest = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    return {
+      dir,
+      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }),
+      devDependencies: Object.keys({ ...manifest.devDependencies }),
+    };
+  });
+  const files = ['src', ...packageDirs].flatMap((dir) => listTypeScript(root, dir));
+  const modules = files.map((file) => ({
+    path: file,
+    specifiers: ts.preProcessFile(readFileSync(path.join(root, file), 'utf8'), true, true).importedFiles.map((f) => f.fileName),
+  }));
+  return { modules, packages };
+}
