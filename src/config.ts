@@ -3,24 +3,37 @@
  * environment variable (a flag wins), a default, a unit and a description; docs/configuration.md
  * lists them all and test/config.test.ts keeps the two in sync. Problems are collected and
  * reported together, and the result is frozen.
+ *
+ * Each default is written once, in SETTINGS, as an operator would write the value (`'5m'`, `120`
+ * seconds, `'20/1m'`): it goes through the same parser as a flag, and the docs show it as written.
  */
 import { dirname, join, basename } from 'node:path';
 import { isPostgresUrl } from './store/connection.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
+import { parseRoles, type Roles } from './workers/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate' | 'trust-proxy';
+/** Read at module load (the defaults are parsed then), so declared before them. */
+const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export interface SettingSpec {
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate' | 'trust-proxy' | 'role';
+
+interface SettingDeclaration {
   readonly key: keyof ServiceConfig;
   readonly flag?: string;
   readonly env?: string;
   readonly kind: Kind;
   readonly description: string;
-  readonly defaultText: string;
+  /**
+   * The default as an operator would write it, in the setting's unit (durations and rates as text:
+   * `'5m'`, `'20/1m'`). Absent when it depends on other settings or is "none": `defaultText` says so.
+   */
+  readonly default?: string | number | boolean;
+  /** Only for settings without a fixed `default`; otherwise derived from it. */
+  readonly defaultText?: string;
   readonly unit?: string;
   readonly min?: number;
   readonly max?: number;
@@ -28,6 +41,11 @@ export interface SettingSpec {
   readonly secret?: boolean;
   /** A boolean that is on by default, with a `--no-…` flag to turn it off. */
   readonly negatable?: boolean;
+}
+
+export interface SettingSpec extends SettingDeclaration {
+  /** The default as the docs and `--help` show it. */
+  readonly defaultText: string;
 }
 
 export interface ServiceConfig {
@@ -52,6 +70,10 @@ export interface ServiceConfig {
   readonly simBackfill: number;
   readonly simGlitchRate: number;
   readonly tripRetention: number;
+  /** Days events are kept in the outbox. */
+  readonly eventRetention: number;
+  /** Milliseconds without a record after which a vehicle is offline. */
+  readonly vehicleOfflineAfter: number;
   readonly tripMovingSpeed: number;
   readonly tripStop: number;
   readonly tripGap: number;
@@ -72,45 +94,60 @@ export interface ServiceConfig {
   readonly requestTimeout: number;
   /** Open connections per client address; 0 for no cap. */
   readonly connectionsPerAddress: number;
+  /** What this process runs: the API, the background workers, or both. */
+  readonly role: Roles;
 }
 
-export const SETTINGS: readonly SettingSpec[] = Object.freeze([
-  { key: 'port', flag: '--port', env: 'PORT', kind: 'integer', min: 0, max: 65535, defaultText: '8080', description: 'TCP port to listen on (0 picks a free one)' },
-  { key: 'host', flag: '--host', env: 'HOST', kind: 'string', defaultText: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
-  { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', defaultText: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
-  { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, defaultText: '10', unit: 'connections', description: 'PostgreSQL connection pool size per process' },
-  { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite, off for PostgreSQL', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
-  { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', defaultText: 'off', description: 'Seed a demo fleet into an empty database and print its credentials' },
-  { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, defaultText: '120', unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
-  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', defaultText: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
+const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
+  { key: 'port', flag: '--port', env: 'PORT', kind: 'integer', min: 0, max: 65535, default: 8080, description: 'TCP port to listen on (0 picks a free one)' },
+  { key: 'host', flag: '--host', env: 'HOST', kind: 'string', default: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
+  { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', default: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
+  { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, default: 10, unit: 'connections', description: 'PostgreSQL connection pool size per process' },
+  { key: 'role', flag: '--role', env: 'TELEMATICS_ROLE', kind: 'role', default: 'all', description: 'What this process runs: `api` (the HTTP API, no background work), `workers` (command polling, trip detection, retention sweeps; no API listener, only the operations listener when `--ops-port` is set), or `all`. Processes with different roles on one database behave as one `all` process; see "Roles"' },
+  { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite with `--role all`, off otherwise', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
+  { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', default: false, description: 'Seed a demo fleet into an empty database and print its credentials' },
+  { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, default: 120, unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
   { key: 'keysFile', flag: '--keys-file', env: 'TELEMATICS_KEYS_FILE', kind: 'string', defaultText: '`<database>.keys.json` beside a SQLite file; none for PostgreSQL', description: 'JSON file with the JWT signing keys and master keys (mode 0600); see "Keys"' },
   { key: 'jwtKeys', env: 'TELEMATICS_JWT_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'JWT signing keys, base64 of ≥32 random bytes, comma-separated, current first; with TELEMATICS_MASTER_KEYS replaces the keys file' },
   { key: 'masterKeys', env: 'TELEMATICS_MASTER_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'Master keys (encrypt sign-secrets, pepper secret hashes), base64 of ≥32 random bytes, comma-separated, current first' },
-  { key: 'jwtIssuer', flag: '--jwt-issuer', env: 'TELEMATICS_JWT_ISSUER', kind: 'string', defaultText: 'telematics', description: 'The `iss` claim of issued tokens (checked on every request)' },
-  { key: 'jwtAudience', flag: '--jwt-audience', env: 'TELEMATICS_JWT_AUDIENCE', kind: 'string', defaultText: 'telematics-api', description: 'The `aud` claim of issued tokens (checked on every request)' },
-  { key: 'telemetryRetention', flag: '--telemetry-retention', env: 'TELEMATICS_TELEMETRY_RETENTION', kind: 'integer', min: 169, max: 8760, defaultText: '192', unit: 'hours', description: 'How long telemetry is kept: the 7 days the interface promises plus a margin; older records are refused at ingest and dropped hourly' },
-  { key: 'simSeed', flag: '--sim-seed', env: 'TELEMATICS_SIM_SEED', kind: 'integer', min: 0, max: 2_147_483_647, defaultText: '1', description: 'Seed of the simulated fleet: the same seed gives the same routes and values' },
-  { key: 'simPeriod', flag: '--sim-period', env: 'TELEMATICS_SIM_PERIOD', kind: 'integer', min: 1, max: 3600, defaultText: '10', unit: 'seconds', description: 'Sampling period of simulated vehicles' },
-  { key: 'simBackfill', flag: '--sim-backfill', env: 'TELEMATICS_SIM_BACKFILL', kind: 'duration', min: 0, max: 7 * 86_400_000, defaultText: '2d', description: 'History generated at start for simulated vehicles, up to now (e.g. 2d, 36h, 90m, 0); a vehicle with data resumes where it ends' },
-  { key: 'simGlitchRate', flag: '--sim-glitch-rate', env: 'TELEMATICS_SIM_GLITCH_RATE', kind: 'number', min: 0, max: 1, defaultText: '0.002', description: 'Share of simulated samples with one faulty value (flagged at ingest)' },
-  { key: 'tripRetention', flag: '--trip-retention', env: 'TELEMATICS_TRIP_RETENTION', kind: 'integer', min: 7, max: 3650, defaultText: '90', unit: 'days', description: 'How long trips are kept' },
-  { key: 'tripMovingSpeed', flag: '--trip-moving-speed', env: 'TELEMATICS_TRIP_MOVING_SPEED', kind: 'number', min: 0, max: 50, defaultText: '3', unit: 'km/h', description: 'A record faster than this is moving: it starts or continues a trip' },
-  { key: 'tripStop', flag: '--trip-stop', env: 'TELEMATICS_TRIP_STOP', kind: 'duration', min: 1000, max: 86_400_000, defaultText: '5m', description: 'Standing still this long ends a trip (shorter stops stay inside it)' },
-  { key: 'tripGap', flag: '--trip-gap', env: 'TELEMATICS_TRIP_GAP', kind: 'duration', min: 1000, max: 86_400_000, defaultText: '10m', description: 'Data stopping for longer than this ends a trip' },
-  { key: 'tripMinDuration', flag: '--trip-min-duration', env: 'TELEMATICS_TRIP_MIN_DURATION', kind: 'duration', min: 0, max: 86_400_000, defaultText: '1m', description: 'Shorter trips are discarded' },
-  { key: 'tripMinDistance', flag: '--trip-min-distance', env: 'TELEMATICS_TRIP_MIN_DISTANCE', kind: 'number', min: 0, max: 100, defaultText: '0.5', unit: 'km', description: 'Shorter trips are discarded' },
-  { key: 'tripLateness', flag: '--trip-lateness', env: 'TELEMATICS_TRIP_LATENESS', kind: 'duration', min: 0, max: 3_600_000, defaultText: '1m', description: 'Records younger than this wait for the next detection pass; later arrivals make detection rewind' },
-  { key: 'tokenRateClient', flag: '--token-rate-client', env: 'TELEMATICS_TOKEN_RATE_CLIENT', kind: 'rate', defaultText: '20/1m', description: 'Failed POST /token attempts per client id; over it, wrong secrets get 429 with Retry-After while a correct secret still gets its token. `0` turns it off' },
-  { key: 'tokenRateAddress', flag: '--token-rate-address', env: 'TELEMATICS_TOKEN_RATE_ADDRESS', kind: 'rate', defaultText: '100/1m', description: 'POST /token requests per client address, whatever the client id; `0` turns it off' },
-  { key: 'commandRateApp', flag: '--command-rate-app', env: 'TELEMATICS_COMMAND_RATE_APP', kind: 'rate', defaultText: '600/1m', description: 'POST /vehicle-command requests per application; `0` turns it off' },
-  { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'trust-proxy', defaultText: 'off', description: 'Behind reverse proxies: the number of proxies in front (`1` for one nginx or load balancer; a bare `--trust-proxy` means 1), or their addresses and ranges (`10.0.0.0/8,127.0.0.1`). The client address is then the X-Forwarded-For hop just before the trusted proxies, never a hop the client wrote; it feeds the per-address limits and logs. `off` believes no X-Forwarded-For' },
-  { key: 'connectionsPerAddress', flag: '--connections-per-address', env: 'TELEMATICS_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, defaultText: '256', unit: 'connections', description: 'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Proxies trusted by range are not capped, and with a hop count no direct peer is (they are the proxies: cap in the proxy). `0` turns it off' },
-  { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, defaultText: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },
-  { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes")' },
-  { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', defaultText: '127.0.0.1', description: 'Address of the operations listener' },
-  { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, defaultText: 'on', description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
-  { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, defaultText: '1048576', unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
-] satisfies SettingSpec[]);
+  { key: 'jwtIssuer', flag: '--jwt-issuer', env: 'TELEMATICS_JWT_ISSUER', kind: 'string', default: 'telematics', description: 'The `iss` claim of issued tokens (checked on every request)' },
+  { key: 'jwtAudience', flag: '--jwt-audience', env: 'TELEMATICS_JWT_AUDIENCE', kind: 'string', default: 'telematics-api', description: 'The `aud` claim of issued tokens (checked on every request)' },
+  { key: 'telemetryRetention', flag: '--telemetry-retention', env: 'TELEMATICS_TELEMETRY_RETENTION', kind: 'integer', min: 169, max: 8760, default: 192, unit: 'hours', description: 'How long telemetry is kept: the 7 days the interface promises plus a margin; older records are refused at ingest and dropped hourly' },
+  { key: 'simSeed', flag: '--sim-seed', env: 'TELEMATICS_SIM_SEED', kind: 'integer', min: 0, max: 2_147_483_647, default: 1, description: 'Seed of the simulated fleet: the same seed gives the same routes and values' },
+  { key: 'simPeriod', flag: '--sim-period', env: 'TELEMATICS_SIM_PERIOD', kind: 'integer', min: 1, max: 3600, default: 10, unit: 'seconds', description: 'Sampling period of simulated vehicles' },
+  { key: 'simBackfill', flag: '--sim-backfill', env: 'TELEMATICS_SIM_BACKFILL', kind: 'duration', min: 0, max: 7 * 86_400_000, default: '2d', description: 'History generated at start for simulated vehicles, up to now (e.g. 2d, 36h, 90m, 0); a vehicle with data resumes where it ends' },
+  { key: 'simGlitchRate', flag: '--sim-glitch-rate', env: 'TELEMATICS_SIM_GLITCH_RATE', kind: 'number', min: 0, max: 1, default: 0.002, description: 'Share of simulated samples with one faulty value (flagged at ingest)' },
+  { key: 'eventRetention', flag: '--event-retention', env: 'TELEMATICS_EVENT_RETENTION', kind: 'integer', min: 1, max: 3650, default: 30, unit: 'days', description: 'How long events (command outcomes, trips ended, ignition, online/offline, charging) are kept in the outbox' },
+  { key: 'vehicleOfflineAfter', flag: '--vehicle-offline-after', env: 'TELEMATICS_VEHICLE_OFFLINE_AFTER', kind: 'duration', min: 60_000, max: 86_400_000, default: '15m', description: 'A vehicle without a record for this long is offline (`vehicle.offline`); its next record makes it online again' },
+  { key: 'tripRetention', flag: '--trip-retention', env: 'TELEMATICS_TRIP_RETENTION', kind: 'integer', min: 7, max: 3650, default: 90, unit: 'days', description: 'How long trips are kept' },
+  { key: 'tripMovingSpeed', flag: '--trip-moving-speed', env: 'TELEMATICS_TRIP_MOVING_SPEED', kind: 'number', min: 0, max: 50, default: 3, unit: 'km/h', description: 'A record faster than this is moving: it starts or continues a trip' },
+  { key: 'tripStop', flag: '--trip-stop', env: 'TELEMATICS_TRIP_STOP', kind: 'duration', min: 1000, max: 86_400_000, default: '5m', description: 'Standing still this long ends a trip (shorter stops stay inside it)' },
+  { key: 'tripGap', flag: '--trip-gap', env: 'TELEMATICS_TRIP_GAP', kind: 'duration', min: 1000, max: 86_400_000, default: '10m', description: 'Data stopping for longer than this ends a trip' },
+  { key: 'tripMinDuration', flag: '--trip-min-duration', env: 'TELEMATICS_TRIP_MIN_DURATION', kind: 'duration', min: 0, max: 86_400_000, default: '1m', description: 'Shorter trips are discarded' },
+  { key: 'tripMinDistance', flag: '--trip-min-distance', env: 'TELEMATICS_TRIP_MIN_DISTANCE', kind: 'number', min: 0, max: 100, default: 0.5, unit: 'km', description: 'Shorter trips are discarded' },
+  { key: 'tripLateness', flag: '--trip-lateness', env: 'TELEMATICS_TRIP_LATENESS', kind: 'duration', min: 0, max: 3_600_000, default: '1m', description: 'Records younger than this wait for the next detection pass; later arrivals make detection rewind' },
+  { key: 'tokenRateClient', flag: '--token-rate-client', env: 'TELEMATICS_TOKEN_RATE_CLIENT', kind: 'rate', default: '20/1m', description: 'Failed POST /token attempts per client id; over it, wrong secrets get 429 with Retry-After while a correct secret still gets its token. `0` turns it off' },
+  { key: 'tokenRateAddress', flag: '--token-rate-address', env: 'TELEMATICS_TOKEN_RATE_ADDRESS', kind: 'rate', default: '100/1m', description: 'POST /token requests per client address, whatever the client id; `0` turns it off' },
+  { key: 'commandRateApp', flag: '--command-rate-app', env: 'TELEMATICS_COMMAND_RATE_APP', kind: 'rate', default: '600/1m', description: 'POST /vehicle-command requests per application; `0` turns it off' },
+  { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'trust-proxy', default: 'off', description: 'Behind reverse proxies: the number of proxies in front (`1` for one nginx or load balancer; a bare `--trust-proxy` means 1), or their addresses and ranges (`10.0.0.0/8,127.0.0.1`). The client address is then the X-Forwarded-For hop just before the trusted proxies, never a hop the client wrote; it feeds the per-address limits and logs. `off` believes no X-Forwarded-For' },
+  { key: 'connectionsPerAddress', flag: '--connections-per-address', env: 'TELEMATICS_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, default: 256, unit: 'connections', description: 'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Proxies trusted by range are not capped, and with a hop count no direct peer is (they are the proxies: cap in the proxy). `0` turns it off' },
+  { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, default: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },
+  { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
+  { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
+  { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, default: true, description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
+  { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, default: 1_048_576, unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
+];
+
+/** A fixed default as the docs show it: as written, booleans as on/off. */
+function defaultTextOf(spec: SettingDeclaration): string {
+  if (spec.defaultText !== undefined) return spec.defaultText;
+  if (spec.default === undefined) throw new Error(`setting ${spec.key} has neither a default nor a defaultText`);
+  if (typeof spec.default === 'boolean') return spec.default ? 'on' : 'off';
+  return String(spec.default);
+}
+
+export const SETTINGS: readonly SettingSpec[] = Object.freeze(DECLARED_SETTINGS.map((spec) => Object.freeze({ ...spec, defaultText: defaultTextOf(spec) })));
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -173,6 +210,14 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       }
       return trust;
     }
+    case 'role': {
+      const roles = parseRoles(String(raw));
+      if (roles === undefined) {
+        problems.push(`${source} must be api, workers or all (or a comma-separated list of them), got "${raw}"`);
+        return undefined;
+      }
+      return roles;
+    }
     case 'rate': {
       const rate = parseRate(String(raw));
       if (rate === undefined) {
@@ -192,30 +237,34 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
   }
 }
 
-const FIXED_DEFAULTS = {
-  port: 8080, host: '127.0.0.1', database: './data/telematics.db', databasePoolSize: 10, demo: false,
-  commandTimeout: 120, logLevel: 'info', jwtIssuer: 'telematics', jwtAudience: 'telematics-api', bodyLimit: 1_048_576,
-  keysFile: undefined, jwtKeys: undefined, masterKeys: undefined, telemetryRetention: 192,
-  simSeed: 1, simPeriod: 10, simBackfill: 2 * 86_400_000, simGlitchRate: 0.002,
-  tripRetention: 90, tripMovingSpeed: 3, tripStop: 300_000, tripGap: 600_000, tripMinDuration: 60_000, tripMinDistance: 0.5, tripLateness: 60_000,
-  tokenRateClient: { limit: 20, windowMs: 60_000 }, tokenRateAddress: { limit: 100, windowMs: 60_000 },
-  commandRateApp: { limit: 600, windowMs: 60_000 }, trustProxy: false,
-  opsPort: undefined, opsHost: '127.0.0.1', docs: true, requestTimeout: 60_000, connectionsPerAddress: 256,
-} as const;
+/** The defaults, parsed once like flag values; a default its own parser refuses is a bug, caught at load. */
+const DEFAULTS: Readonly<Record<string, unknown>> = (() => {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const spec of SETTINGS) {
+    values[spec.key] = spec.default === undefined ? undefined : parseValue(spec, spec.default, `the default of ${spec.key}`, problems);
+  }
+  if (problems.length > 0) throw new Error(`invalid defaults in SETTINGS: ${problems.join('; ')}`);
+  return Object.freeze(values);
+})();
 
 /** Builds the configuration from flags and the environment (flag wins). Throws one ConfigError listing every problem. */
 export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const problems: string[] = [];
-  const values: Record<string, unknown> = { ...FIXED_DEFAULTS };
+  const values: Record<string, unknown> = { ...DEFAULTS };
+  /** Where each value set by the operator came from, to name it in problems between settings. */
+  const sources: Partial<Record<keyof ServiceConfig, string>> = {};
   for (const spec of SETTINGS) {
     const flagValue = flags[spec.key];
     const envValue = spec.env === undefined ? undefined : env[spec.env];
     if (flagValue !== undefined) {
       const v = parseValue(spec, flagValue, spec.flag ?? spec.key, problems);
       if (v !== undefined) values[spec.key] = v;
+      sources[spec.key] = spec.flag ?? spec.key;
     } else if (envValue !== undefined && envValue !== '') {
       const v = parseValue(spec, envValue, spec.env!, problems);
       if (v !== undefined) values[spec.key] = v;
+      sources[spec.key] = spec.env!;
     }
   }
   const database = values.database as string;
@@ -223,7 +272,12 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if (embedded && /^[a-z][a-z0-9+.-]*:\/\//i.test(database)) {
     problems.push(`database "${database.replace(/\/\/[^@/]*@/, '//***@')}" must be a postgres:// URL or a SQLite file path`);
   }
-  if (values.sim === undefined) values.sim = embedded;
+  const role = values.role as Roles;
+  // The simulated fleet pushes to this process's API and its cloud is polled by this process's
+  // command worker: it needs both halves in one process.
+  if (values.sim === undefined) values.sim = embedded && role.api && role.workers;
+  else if (values.sim === true && !(role.api && role.workers)) problems.push(`${sources.sim} needs --role all: the in-process simulated fleet and automaker cloud serve both the API and the workers`);
+  if (values.demo === true && !role.api) problems.push(`${sources.demo} needs the api role: it prints credentials for the API this process serves`);
   if (values.keysFile === undefined && embedded && database !== ':memory:') values.keysFile = defaultKeysFile(database);
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
@@ -236,8 +290,6 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
 export function defaultKeysFile(sqliteFile: string): string {
   return join(dirname(sqliteFile), `${basename(sqliteFile)}.keys.json`);
 }
-
-const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `2d`, `36h`, `90m`, `45s` or `0` as milliseconds; undefined otherwise. */
 export function parseDuration(text: string): number | undefined {

@@ -1,6 +1,8 @@
 /**
- * The composition root of `telematics serve`: opens the store, migrates, loads keys, seeds the
- * demo when asked, builds the HTTP app and listens. Only this file and the CLI wire concrete parts.
+ * The composition root of `telematics serve`: opens the store, migrates, then runs the roles of
+ * this process (`--role`): the API (keys, demo seed, HTTP app, the in-process simulation) and/or
+ * the background workers, plus the operations listener when `--ops-port` is set. Only this file
+ * and the CLI wire concrete parts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -11,22 +13,24 @@ import { buildOpsApp } from './http/build-ops-app.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { createLogger } from './logger.js';
 import { loadKeyring } from './security/load-keyring.js';
+import type { Keyring } from './security/keyring.js';
 import { migrateToLatest } from './store/migrate.js';
 import { openStore } from './store/open-store.js';
+import type { StoreConnection } from './store/connection.js';
 import { defaultKeysFile, tripSettingsOf } from './config.js';
-import { startTripDetection } from './trips/trip-worker.js';
-import { ConnectorRegistry, type ConnectorSettings } from './oem/connector-registry.js';
-import { CommandWorker } from './commands/command-worker.js';
-import { startIdempotencyKeyExpiry } from './commands/idempotent-creation.js';
+import { ConnectorRegistry } from './oem/connector-registry.js';
 import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
-import { startTelemetryRetention } from './ingest/telemetry-retention.js';
-import { startInProcessSimulation, type InProcessSimulation } from './sim/run-in-process.js';
-import { progressBar, type Progress } from './cli/progress-bar.js';
+import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
+import { startBackgroundWorkers } from './workers/background-workers.js';
+import { describeRoles } from './workers/roles.js';
+import type { StopLoop } from './workers/periodic.js';
 
 export interface RunningService {
-  readonly app: FastifyInstance;
-  readonly url: string;
+  /** The API app; undefined when this process does not run the `api` role. */
+  readonly app: FastifyInstance | undefined;
+  /** The API's URL; undefined without the `api` role. */
+  readonly url: string | undefined;
   /** The operations listener's URL, when `--ops-port` is set. */
   readonly opsUrl: string | undefined;
   /** The in-process simulated fleet, when `sim` is on. */
@@ -39,8 +43,8 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   /** Where human-facing text (the demo banner) goes. */
   readonly print?: (text: string) => void;
-  /** Progress of the simulator's backfill; a bar on stderr by default. */
-  readonly progress?: Progress;
+  /** Progress of the simulator's backfill (the CLI draws a bar); not reported without one. */
+  readonly progress?: BackfillProgress;
 }
 
 export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<RunningService> {
@@ -50,69 +54,53 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
   try {
     const { applied } = await migrateToLatest(store);
-    logger.info({ database: store.description, applied }, 'database ready');
-    const keys = loadKeyring({
-      jwtKeys: config.jwtKeys, masterKeys: config.masterKeys, keysFile: config.keysFile,
-      keysFileIsDefault: config.keysFile !== undefined && config.keysFile === defaultKeysFile(config.database),
-    });
-    logger.info({ source: keys.source, created: keys.created }, keys.created ? 'keys generated' : 'keys loaded');
-
-    const demo = config.demo ? await seedDemo(store.db, keys.keyring, clock.now()) : undefined;
+    logger.info({ database: store.description, applied, role: describeRoles(config.role) }, 'database ready');
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
-    const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 };
-    const connectors = new ConnectorRegistry(connectorSettings);
+    const connectors = new ConnectorRegistry({ initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 });
     const metrics = new ServiceMetrics();
-    const app = await buildApp({
-      store, keyring: keys.keyring, clock, logger,
-      tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
-      bodyLimit: config.bodyLimit,
-      telemetryRetentionMs: config.telemetryRetention * 3_600_000,
-      tripLatenessMs: config.tripLateness,
-      connectors,
-      commandTimeoutMs: config.commandTimeout * 1000,
-      rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
-      trustProxy: config.trustProxy,
-      requestTimeoutMs: config.requestTimeout,
-      connectionsPerAddress: config.connectionsPerAddress,
-      metrics,
-      metricsOnApiPort: config.opsPort === undefined,
-      docs: config.docs,
-    });
+    // A workers process loads no keys: nothing it does signs, verifies or opens a secret.
+    const keyring = config.role.api ? loadKeys(config, logger) : undefined;
+    const demo = config.demo && keyring ? await seedDemo(store.db, keyring, clock.now()) : undefined;
+    const app = keyring ? await buildApiApp(config, store, keyring, connectors, metrics, clock, logger) : undefined;
     const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger }, metrics);
-    let address: string;
+    let address: string | undefined;
     let opsUrl: string | undefined;
     try {
-      address = await app.listen({ port: config.port, host: config.host });
+      if (app) address = await app.listen({ port: config.port, host: config.host });
       if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
     } catch (error) {
-      await app.close();
+      await app?.close();
       await ops?.close();
       throw error;
     }
     if (opsUrl) logger.info({ url: opsUrl }, 'operations listener (/metrics, /healthz, /readyz)');
+    else if (!app) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
     else if (!isLoopback(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
     // Background work starts only once the service is up, so a failed start leaves nothing running.
-    const stopRetention = startTelemetryRetention(store, clock, config.telemetryRetention * 3_600_000, logger);
-    const stopTrips = startTripDetection(store, clock, tripSettingsOf(config), logger);
-    const stopCommands = new CommandWorker(store, connectors, clock, undefined, logger).start();
-    const stopKeyExpiry = startIdempotencyKeyExpiry(store, clock, logger);
-    const url = address.replace('[::1]', 'localhost');
-    if (demo) print(demoBanner(demo, url));
-    const simulation = config.sim
-      ? await startInProcessSimulation(store.db, keys.keyring, clock, {
+    const stopWorkers: StopLoop | undefined = config.role.workers
+      ? startBackgroundWorkers(store, connectors, clock, {
+        telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
+        eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
+      }, logger)
+      : undefined;
+    const url = address?.replace('[::1]', 'localhost');
+    if (demo && url) print(demoBanner(demo, url));
+    // The configuration allows `sim` only with both roles: its fleet pushes to this API and its
+    // cloud is polled by this process's command worker.
+    const simulation = config.sim && keyring && url
+      ? await startInProcessSimulation(store.db, keyring, clock, {
         ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
-      }, logger, options.progress ?? progressBar('simulated fleet backfill'))
+      }, logger, options.progress)
       : undefined;
     let cloud: SimulatedOemCloud | undefined;
     if (simulation) {
       // The cloud listens on a real port: without a secret only this process holds, any local
-      // process could command the simulated vehicles through it. The key is set before the URL so
-      // no command is ever sent without it.
+      // process could command the simulated vehicles through it.
       const simCloudKey = SimulatedOemCloud.generateKey();
       cloud = new SimulatedOemCloud((vin) => simulation.simulator.vehicle(vin), clock, { latencyMs: [1500, 6000], seed: config.simSeed, apiKey: simCloudKey });
-      connectorSettings.simCloudKey = simCloudKey;
-      connectorSettings.simCloudUrl = await cloud.listen();
-      logger.info({ url: connectorSettings.simCloudUrl }, 'simulated automaker cloud listening');
+      const simCloudUrl = await cloud.listen();
+      connectors.useSimulatedCloud(simCloudUrl, simCloudKey);
+      logger.info({ url: simCloudUrl }, 'simulated automaker cloud listening');
     }
     return {
       app,
@@ -121,13 +109,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       simulation,
       close: async () => {
         await simulation?.stop();
-        await app.close();
+        await app?.close();
         await ops?.close();
-        await stopCommands();
+        await stopWorkers?.();
         await cloud?.close();
-        await stopRetention();
-        await stopKeyExpiry();
-        await stopTrips();
         await store.close();
       },
     };
@@ -135,6 +120,36 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await store.close();
     throw error;
   }
+}
+
+function loadKeys(config: ServiceConfig, logger: Logger): Keyring {
+  const keys = loadKeyring({
+    jwtKeys: config.jwtKeys, masterKeys: config.masterKeys, keysFile: config.keysFile,
+    keysFileIsDefault: config.keysFile !== undefined && config.keysFile === defaultKeysFile(config.database),
+  });
+  logger.info({ source: keys.source, created: keys.created }, keys.created ? 'keys generated' : 'keys loaded');
+  return keys.keyring;
+}
+
+function buildApiApp(
+  config: ServiceConfig, store: StoreConnection, keyring: Keyring, connectors: ConnectorRegistry, metrics: ServiceMetrics, clock: Clock, logger: Logger,
+): Promise<FastifyInstance> {
+  return buildApp({
+    store, keyring, clock, logger,
+    tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
+    bodyLimit: config.bodyLimit,
+    telemetryRetentionMs: config.telemetryRetention * 3_600_000,
+    tripLatenessMs: config.tripLateness,
+    connectors,
+    commandTimeoutMs: config.commandTimeout * 1000,
+    rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
+    trustProxy: config.trustProxy,
+    requestTimeoutMs: config.requestTimeout,
+    connectionsPerAddress: config.connectionsPerAddress,
+    metrics,
+    metricsOnApiPort: config.opsPort === undefined,
+    docs: config.docs,
+  });
 }
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');

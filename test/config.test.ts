@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, SETTINGS, tripSettingsOf } from '../src/config.js';
 import { configurationTable } from '../src/config-table.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../src/domain/trip-detection.js';
 
 describe('configuration', () => {
   it('when nothing is set, then the documented defaults apply (embedded SQLite with the simulator and a keys file beside it)', () => {
@@ -70,6 +71,42 @@ describe('configuration', () => {
     expect(loadConfig({ opsPort: '9100', docs: false, requestTimeout: '20s' }, { TELEMATICS_CONNECTIONS_PER_ADDRESS: '0' }))
       .toMatchObject({ opsPort: 9100, docs: false, requestTimeout: 20_000, connectionsPerAddress: 0 });
     expect(loadConfig({}, { TELEMATICS_DOCS: 'off' }).docs).toBe(false);
+  });
+
+  it('when --role is left alone, then the process runs everything; api, workers, all and lists of them read as roles', () => {
+    expect(loadConfig({}, {}).role).toEqual({ api: true, workers: true });
+    expect(loadConfig({ role: 'api' }, {}).role).toEqual({ api: true, workers: false });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'workers' }).role).toEqual({ api: false, workers: true });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'api, workers' }).role).toEqual({ api: true, workers: true });
+    expect(loadConfig({ role: 'ALL' }, { TELEMATICS_ROLE: 'api' }).role).toEqual({ api: true, workers: true });
+    for (const wrong of ['gateway', 'api,', '', 'everything']) {
+      expect(() => loadConfig({ role: wrong }, {}), wrong).toThrow(`--role must be api, workers or all (or a comma-separated list of them), got "${wrong}"`);
+    }
+  });
+
+  it('when the role is not all, then the simulator is off by default, and asking for it (or a demo without the API) is one clear error', () => {
+    expect(loadConfig({ role: 'api' }, {}).sim).toBe(false);
+    expect(loadConfig({ role: 'workers' }, {}).sim).toBe(false);
+    expect(loadConfig({ role: 'api,workers' }, {}).sim).toBe(true);
+    expect(() => loadConfig({ role: 'api', sim: true }, {})).toThrow(new ConfigError(['--sim needs --role all: the in-process simulated fleet and automaker cloud serve both the API and the workers']));
+    expect(() => loadConfig({}, { TELEMATICS_ROLE: 'workers', TELEMATICS_SIM: 'on' })).toThrow('TELEMATICS_SIM needs --role all');
+    expect(() => loadConfig({ role: 'workers', demo: true }, {})).toThrow(new ConfigError(['--demo needs the api role: it prints credentials for the API this process serves']));
+    expect(loadConfig({ role: 'api', demo: true }, {}).demo).toBe(true);
+  });
+
+  it('when a setting has a fixed default, then the documented default text, given as the value, yields exactly the default', () => {
+    const defaults = loadConfig({}, {}) as unknown as Record<string, unknown>;
+    const fixed = SETTINGS.filter((s) => s.default !== undefined);
+    expect(fixed.length).toBeGreaterThan(30);
+    for (const spec of fixed) {
+      const given = loadConfig({ [spec.key]: spec.defaultText }, {}) as unknown as Record<string, unknown>;
+      expect(given[spec.key], spec.key).toEqual(defaults[spec.key]);
+    }
+    expect(defaults).toMatchObject({ simBackfill: 2 * 86_400_000, requestTimeout: 60_000, tripLateness: 60_000, trustProxy: false, docs: true });
+  });
+
+  it('when the trip settings are left alone, then they are the domain\'s default thresholds and the worker passes every 5 s', () => {
+    expect(tripSettingsOf(loadConfig({}, {}))).toEqual({ thresholds: DEFAULT_TRIP_THRESHOLDS, latenessMs: 60_000, retentionMs: 90 * 86_400_000, intervalMs: 5000 });
   });
 
   it('is frozen', () => {

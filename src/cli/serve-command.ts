@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, SETTINGS, type FlagValues } from '../config.js';
 import { startService } from '../service.js';
+import { progressBar, type Progress } from './progress-bar.js';
 
 /** Serve flags come from the settings table, so the CLI, the environment and the docs cannot drift. */
 export function registerServe(program: Command): void {
@@ -19,7 +20,7 @@ export function registerServe(program: Command): void {
   }
   serve.action(async (opts: FlagValues) => {
     const config = loadConfig(opts);
-    const service = await startService(config);
+    const service = await startService(config, { progress: drawnOnFirstUse(() => progressBar('simulated fleet backfill')) });
     await waitForSignal();
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
@@ -27,9 +28,15 @@ export function registerServe(program: Command): void {
   });
 }
 
+/**
+ * Resolves on SIGTERM or SIGINT. It holds the process open itself: a `workers` process without
+ * `--ops-port` has no listener, and the workers' timers never keep a process alive.
+ */
 function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
+    const keepAlive = setInterval(() => {}, 1 << 30);
     const stop = () => {
+      clearInterval(keepAlive);
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
       resolve();
@@ -37,4 +44,13 @@ function waitForSignal(): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+}
+
+/** The bar times the backfill from its first report, not from the start of the process. */
+function drawnOnFirstUse(make: () => Progress): Progress {
+  let bar: Progress | undefined;
+  return {
+    update: (done, total) => (bar ??= make()).update(done, total),
+    finish: (summary) => (bar ??= make()).finish(summary),
+  };
 }

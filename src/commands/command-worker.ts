@@ -10,13 +10,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
 import { documentedResult } from '../domain/command-results.js';
-import type { ConnectorRegistry } from '../oem/connector-registry.js';
-import { OemFailure } from '../oem/oem-connector.js';
+import { OemFailure, type ConnectorLookup } from '../domain/oem-connector.js';
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { claimDueCommands, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
 
 export interface CommandWorkerSettings {
   /** A claimed command is this worker's for this long; longer than a poll's timeout. */
@@ -44,12 +44,12 @@ export interface WorkerPass {
 export class CommandWorker {
   readonly owner = `worker-${randomUUID()}`;
   readonly #store: StoreConnection;
-  readonly #connectors: ConnectorRegistry;
+  readonly #connectors: ConnectorLookup;
   readonly #clock: Clock;
   readonly #settings: CommandWorkerSettings;
   readonly #logger: Logger | undefined;
 
-  constructor(store: StoreConnection, connectors: ConnectorRegistry, clock: Clock, settings: CommandWorkerSettings = DEFAULT_WORKER_SETTINGS, logger?: Logger) {
+  constructor(store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: CommandWorkerSettings = DEFAULT_WORKER_SETTINGS, logger?: Logger) {
     this.#store = store;
     this.#connectors = connectors;
     this.#clock = clock;
@@ -100,27 +100,17 @@ export class CommandWorker {
     return pass;
   }
 
-  /** Runs passes back to back while there is work, pausing briefly when there is none. */
-  start(): () => Promise<void> {
-    let stopped = false;
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<void> = Promise.resolve();
-    const loop = () => {
-      running = this.runOnce().then(
-        (pass) => pass.claimed > 0 ? 0 : this.#settings.idleIntervalMs,
-        (error: unknown) => {
-          this.#logger?.error({ err: error }, 'command worker pass failed');
-          return 1000;
-        },
-      ).then((delay) => {
-        if (!stopped) timer = setTimeout(loop, delay);
-      });
-    };
-    timer = setTimeout(loop, 0);
-    return async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+  /**
+   * The pass for the periodic loop: back to back while a pass claimed commands (more may be due),
+   * `idleIntervalMs` apart when none was, and 1 s after a failure (the database is likely away).
+   */
+  periodicWorker(): PeriodicWorker {
+    return {
+      name: 'command polling',
+      intervalMs: this.#settings.idleIntervalMs,
+      busyIntervalMs: 0,
+      retryAfterMs: 1000,
+      runOnce: async () => ({ more: (await this.runOnce()).claimed > 0 }),
     };
   }
 }

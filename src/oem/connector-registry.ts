@@ -4,15 +4,15 @@
  * command to them fails with `Failed to send command to the OEM.`).
  */
 import { HttpConnector } from './http-connector.js';
-import { OemFailure, type CommandState, type OemConnector } from './oem-connector.js';
+import { OemFailure, type CommandState, type ConnectorLookup, type OemConnector } from '../domain/oem-connector.js';
 
 export interface ConnectorSettings {
   readonly initiateTimeoutMs: number;
   readonly pollTimeoutMs: number;
-  /** Base URL of the simulated automaker cloud, when one runs. */
-  simCloudUrl?: string | undefined;
+  /** Base URL of the simulated automaker cloud, when it is known before the registry is made. */
+  readonly simCloudUrl?: string | undefined;
   /** The secret that cloud requires (`Authorization: Bearer`), sent by the connector of `sim` OEMs only. */
-  simCloudKey?: string | undefined;
+  readonly simCloudKey?: string | undefined;
 }
 
 const unreachable: OemConnector = {
@@ -20,31 +20,39 @@ const unreachable: OemConnector = {
   poll: async (): Promise<CommandState> => { throw new OemFailure('send', 'no simulated automaker cloud is running'); },
 };
 
-export class ConnectorRegistry {
-  readonly #settings: ConnectorSettings;
+export class ConnectorRegistry implements ConnectorLookup {
+  readonly #initiateTimeoutMs: number;
+  readonly #pollTimeoutMs: number;
   /** `http` OEMs by base URL. */
   readonly #cache = new Map<string, OemConnector>();
   /**
    * The simulated cloud's connector, apart from the http ones so its key never goes to an http OEM
-   * (even one whose base URL equals the cloud's); remade when the cloud's URL or key change.
+   * (even one whose base URL equals the cloud's).
    */
-  #sim: { readonly url: string; readonly key: string | undefined; readonly connector: OemConnector } | undefined;
+  #sim: OemConnector = unreachable;
 
+  /** The settings are read here, once: later changes to the object do not reach the registry. */
   constructor(settings: ConnectorSettings) {
-    this.#settings = settings;
+    this.#initiateTimeoutMs = settings.initiateTimeoutMs;
+    this.#pollTimeoutMs = settings.pollTimeoutMs;
+    this.useSimulatedCloud(settings.simCloudUrl, settings.simCloudKey);
+  }
+
+  /**
+   * Sends `sim` OEMs to the simulated cloud at `url` with `key` from now on (`url` undefined: they
+   * are unreachable again). The in-process cloud only starts once the API that holds this
+   * registry listens (its fleet pushes there), hence a method rather than a constructor setting.
+   */
+  useSimulatedCloud(url: string | undefined, key: string | undefined): void {
+    this.#sim = url === undefined ? unreachable : this.#connector(url, key);
   }
 
   #connector(baseUrl: string, apiKey: string | undefined): OemConnector {
-    return new HttpConnector({ baseUrl, initiateTimeoutMs: this.#settings.initiateTimeoutMs, pollTimeoutMs: this.#settings.pollTimeoutMs, apiKey });
+    return new HttpConnector({ baseUrl, initiateTimeoutMs: this.#initiateTimeoutMs, pollTimeoutMs: this.#pollTimeoutMs, apiKey });
   }
 
   for(oem: { connector: string; base_url: string | null }): OemConnector {
-    if (oem.connector === 'sim') {
-      const { simCloudUrl: url, simCloudKey: key } = this.#settings;
-      if (url === undefined) return unreachable;
-      if (this.#sim?.url !== url || this.#sim.key !== key) this.#sim = { url, key, connector: this.#connector(url, key) };
-      return this.#sim.connector;
-    }
+    if (oem.connector === 'sim') return this.#sim;
     const baseUrl = oem.base_url ?? undefined;
     if (baseUrl === undefined) return unreachable;
     let connector = this.#cache.get(baseUrl);

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import { startPeriodic, type StopLoop } from '../workers/periodic.js';
 import { pushRecords } from './ingest-client.js';
 import { SimulatedVehicle, type DriveLogEntry, type VehicleStart } from './simulated-vehicle.js';
 import { sampleTelemetry, type IngestRecord } from './telemetry-sample.js';
@@ -115,23 +116,21 @@ export class FleetSimulator {
     return report;
   }
 
-  /** Keeps generating as the clock moves, one period at a time, until the returned stop is called. */
-  start(clock: Clock): () => Promise<void> {
-    let stopped = false;
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
-    const tick = () => {
-      running = this.runUntil(clock.now())
-        .catch((error: unknown) => this.#options.logger?.warn({ err: error }, 'simulated telemetry push failed; will retry next period'))
-        .finally(() => {
-          if (!stopped) timer = setTimeout(tick, this.#periodMs);
+  /**
+   * Keeps generating as the clock moves, one period at a time, until the returned stop is called.
+   * Not a service worker (it is the simulated world, started by `--sim` or `oem-sim`, never by a
+   * role), but paced by the same loop. A failed push is expected while the service restarts: a
+   * warning, and the next period carries on.
+   */
+  start(clock: Clock): StopLoop {
+    return startPeriodic({
+      name: 'simulated fleet',
+      intervalMs: this.#periodMs,
+      runOnce: async () => {
+        await this.runUntil(clock.now()).catch((error: unknown) => {
+          this.#options.logger?.warn({ err: error }, 'simulated telemetry push failed; will retry next period');
         });
-    };
-    timer = setTimeout(tick, 0);
-    return async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    };
+      },
+    });
   }
 }

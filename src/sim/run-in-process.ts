@@ -1,15 +1,20 @@
 /**
  * `serve --sim`: the simulated fleet inside the service process. It backfills the configured
- * history (with a progress bar), then keeps sampling in real time, pushing over HTTP to the
- * service's own ingest endpoint exactly as an automaker would.
+ * history (reporting progress to whoever started it: the CLI draws a bar), then keeps sampling in
+ * real time, pushing over HTTP to the service's own ingest endpoint exactly as an automaker would.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Keyring } from '../security/keyring.js';
 import type { Db } from '../store/connection.js';
-import type { Progress } from '../cli/progress-bar.js';
 import { FleetSimulator } from './fleet-simulator.js';
 import { loadSimulatedFleet } from './load-simulated-fleet.js';
+
+/** Where the backfill reports how far it is (records pushed of the total), then its summary line. */
+export interface BackfillProgress {
+  update(done: number, total: number): void;
+  finish(summary: string): void;
+}
 
 export interface InProcessSimulation {
   readonly simulator: FleetSimulator;
@@ -27,14 +32,16 @@ export interface InProcessSimulationSettings {
 }
 
 export async function startInProcessSimulation(
-  db: Db, keyring: Keyring, clock: Clock, settings: InProcessSimulationSettings, logger: Logger, progress?: Progress,
+  db: Db, keyring: Keyring, clock: Clock, settings: InProcessSimulationSettings, logger: Logger, progress?: BackfillProgress,
 ): Promise<InProcessSimulation> {
   const now = clock.now();
   const vehicles = await loadSimulatedFleet(db, keyring, now, settings.backfillMs, settings.periodSeconds * 1000);
   const simulator = new FleetSimulator(vehicles, {
     ingestUrl: settings.ingestUrl, periodSeconds: settings.periodSeconds, glitchRate: settings.glitchRate, seed: settings.seed, logger,
   });
-  logger.info({ vehicles: vehicles.length, pending: simulator.pendingRecords(now) }, 'simulated fleet starting');
+  const pending = simulator.pendingRecords(now);
+  logger.info({ vehicles: vehicles.length, pending }, 'simulated fleet starting');
+  if (pending > 0) progress?.update(0, pending);
   const abort = new AbortController();
   let stopLive: (() => Promise<void>) | undefined;
   const backfilled = simulator.runUntil(now, (done, total) => progress?.update(done, total), abort.signal).then(

@@ -1,13 +1,14 @@
 /**
  * The background side of trips: `runTripDetectionOnce` brings every vehicle's trips up to date
- * and drops trips past retention; `startTripDetection` repeats it every few seconds. A pass only
+ * and drops trips past retention; `tripDetectionWorker` is that pass for the periodic loop, every
+ * `intervalMs` (5 s). A pass only
  * opens a transaction for vehicles with something to do (`tripDetectionCandidates`), and
  * the retention sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
-import type { TripDetectorState } from '../domain/trip-detection.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
 import { deleteTripsEndedBefore, listOpenTripCursors, listVinsWithTripInputs, type TripDetectionCandidate } from '../store/trips-queries.js';
 import { detectTripsForVin, type TripDetectionSettings } from './detect-trips.js';
 
@@ -50,31 +51,22 @@ async function tripDetectionCandidates(store: StoreConnection, horizon: number, 
   const byVin = new Map<string, TripDetectionCandidate>();
   for (const c of await listVinsWithTripInputs(store.db, horizon)) byVin.set(c.vin, c);
   for (const c of await listOpenTripCursors(store.db)) {
-    const { lastTs } = JSON.parse(c.state) as TripDetectorState;
-    if (!byVin.has(c.vin) && lastTs !== null && horizon - Number(lastTs) > settings.thresholds.gapMs) byVin.set(c.vin, c);
+    if (!byVin.has(c.vin) && horizon - c.lastTs > settings.thresholds.gapMs) byVin.set(c.vin, c);
   }
   return [...byVin.values()].sort((a, b) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0));
 }
 
-export function startTripDetection(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+/** The pass as the periodic loop runs it: every `intervalMs`, with the retention sweep at most every 10 minutes. */
+export function tripDetectionWorker(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): PeriodicWorker {
   let expiredAt = -Infinity;
-  const pass = () => {
-    const expire = clock.now() - expiredAt >= EXPIRY_INTERVAL_MS;
-    if (expire) expiredAt = clock.now();
-    running = runTripDetectionOnce(store, clock, settings, { expire }).then(
-      (r) => { if (r.trips > 0 || r.expired > 0) logger.info(r, 'trips detected'); },
-      (error: unknown) => { logger.error({ err: error }, 'trip detection pass failed; retrying'); },
-    ).finally(() => {
-      if (!stopped) timer = setTimeout(pass, settings.intervalMs);
-    });
-  };
-  timer = setTimeout(pass, 0);
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
+  return {
+    name: 'trip detection',
+    intervalMs: settings.intervalMs,
+    async runOnce() {
+      const expire = clock.now() - expiredAt >= EXPIRY_INTERVAL_MS;
+      if (expire) expiredAt = clock.now();
+      const report = await runTripDetectionOnce(store, clock, settings, { expire });
+      if (report.trips > 0 || report.expired > 0) logger.info(report, 'trips detected');
+    },
   };
 }

@@ -52,3 +52,40 @@ export function startServiceProcess(args: readonly string[], env: NodeJS.Process
     }, 25);
   });
 }
+
+export interface UnlistenedServiceProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
+}
+
+/** Starts `telematics serve …args` that opens no listener (`--role workers` without `--ops-port`); resolves once `readyText` is printed. */
+export function startUnlistenedServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText: string): Promise<UnlistenedServiceProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let out = '';
+  child.stdout!.on('data', (chunk) => { out += String(chunk); });
+  child.stderr!.on('data', (chunk) => { out += String(chunk); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not print "${readyText}" in 20 s:\n${out}`)); }, 20_000);
+    void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
+    const poll = setInterval(() => {
+      if (!out.includes(readyText)) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({
+        child,
+        output: () => out,
+        async stop(signal = 'SIGTERM') {
+          const started = Date.now();
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return { ...(await exited), ms: Date.now() - started };
+        },
+      });
+    }, 25);
+  });
+}

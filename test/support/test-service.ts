@@ -65,8 +65,8 @@ export interface TestService {
   readonly logs: string[];
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   token(clientId: string, clientSecret: string): Promise<string>;
-  /** Commands: how automakers are reached, and a worker driven by the test clock. */
-  readonly connectorSettings: ConnectorSettings;
+  /** Commands: how automakers are reached (setting the simulated cloud re-points the service's connectors), and a worker driven by the test clock. */
+  readonly connectorSettings: TestConnectorSettings;
   readonly worker: CommandWorker;
   /** Starts the simulated automaker cloud for the sim vehicles stored now (parked, not driving). */
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
@@ -75,6 +75,12 @@ export interface TestService {
   /** Restarts the HTTP app on the same port and database with other keys (a key rotation). */
   restartWithKeyring(keyring: Keyring): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Connector settings a test may change while the service runs: the simulated cloud's URL and key. */
+export interface TestConnectorSettings extends ConnectorSettings {
+  simCloudUrl?: string | undefined;
+  simCloudKey?: string | undefined;
 }
 
 export interface TestServiceOptions {
@@ -97,8 +103,15 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const connectorSettings: ConnectorSettings = { initiateTimeoutMs: 2000, pollTimeoutMs: 1000 };
-  const connectors = new ConnectorRegistry(connectorSettings);
+  const connectors = new ConnectorRegistry({ initiateTimeoutMs: 2000, pollTimeoutMs: 1000 });
+  let simCloud: { url?: string | undefined; key?: string | undefined } = {};
+  const connectorSettings: TestConnectorSettings = {
+    initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
+    get simCloudUrl() { return simCloud.url; },
+    set simCloudUrl(url) { simCloud = { ...simCloud, url }; connectors.useSimulatedCloud(simCloud.url, simCloud.key); },
+    get simCloudKey() { return simCloud.key; },
+    set simCloudKey(key) { simCloud = { ...simCloud, key }; connectors.useSimulatedCloud(simCloud.url, simCloud.key); },
+  };
   const appWith = (keys: Keyring) => buildApp({
     store, keyring: keys, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
     connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits,

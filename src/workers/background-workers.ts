@@ -1,0 +1,36 @@
+/**
+ * The `workers` role: every background worker of the service, each a `runOnce` in the periodic
+ * loop. Each coordinates with its copies in other processes through the database alone (command
+ * leases, per-VIN trip cursors, idempotent deletes), so any number of `workers` processes may run.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { CommandWorker } from '../commands/command-worker.js';
+import { idempotencyKeyExpiryWorker } from '../commands/idempotent-creation.js';
+import { telemetryRetentionWorker } from '../ingest/telemetry-retention.js';
+import type { ConnectorLookup } from '../domain/oem-connector.js';
+import type { StoreConnection } from '../store/connection.js';
+import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-worker.js';
+import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
+import type { PresenceSettings } from '../events/vehicle-presence.js';
+import { startPeriodicAll, type StopLoop } from './periodic.js';
+
+export interface BackgroundWorkerSettings {
+  readonly telemetryRetentionMs: number;
+  readonly trips: TripWorkerSettings;
+  readonly eventRetentionMs: number;
+  readonly presence: PresenceSettings;
+}
+
+export function startBackgroundWorkers(
+  store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: BackgroundWorkerSettings, logger: Logger,
+): StopLoop {
+  return startPeriodicAll([
+    new CommandWorker(store, connectors, clock, undefined, logger).periodicWorker(),
+    tripDetectionWorker(store, clock, settings.trips, logger),
+    telemetryRetentionWorker(store, clock, settings.telemetryRetentionMs, logger),
+    idempotencyKeyExpiryWorker(store, clock, logger),
+    vehiclePresenceWorker(store, clock, settings.presence, logger),
+    eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
+  ], { logger });
+}
