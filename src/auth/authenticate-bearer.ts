@@ -6,7 +6,7 @@
 import { errors, ServiceError } from '../domain/errors.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { findApplicationById, type ApplicationRow } from '../store/applications-queries.js';
+import { findApplicationById } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
 import type { VerifiedTokenCache } from './verified-token-cache.js';
@@ -16,8 +16,8 @@ export interface Principal {
   readonly applicationId: string;
   readonly clientId: string;
   readonly companyId: string;
-  /** The application's row as read for this request (its sign-secret is checked by commands). */
-  readonly application: ApplicationRow;
+  /** The application's sealed sign-secret as read for this request (commands check signatures with it); null when it has none. */
+  readonly signSecretSealed: string | null;
 }
 
 /**
@@ -54,7 +54,7 @@ export async function authenticateBearer(
     if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {
       return { rejected: new ServiceError(errors.invalidToken), reason: 'credentials changed since the token was issued' };
     }
-    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, application: app } };
+    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed } };
   } catch (error) {
     if (error instanceof TokenRejected) return { rejected: new ServiceError(errors.invalidToken), reason: error.message };
     throw error;

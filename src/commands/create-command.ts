@@ -5,6 +5,7 @@
  * point leaves a row the worker finishes (at worst as `Command timeout.`).
  */
 import { randomUUID } from 'node:crypto';
+import type { VehicleCommandAnswer } from '@telematics/contract';
 import { allows, parseNameSet } from '../domain/capabilities.js';
 import { CONFIRMED_COMMANDS, isKnownCommand } from '../domain/command-catalogue.js';
 import { OEM_INITIATE_FAILED, OEM_SEND_FAILED } from '../domain/command-status.js';
@@ -16,8 +17,7 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Clock } from '../domain/clock.js';
-import { OemFailure } from '../oem/oem-connector.js';
-import type { ConnectorRegistry } from '../oem/connector-registry.js';
+import { OemFailure, type ConnectorLookup } from '../domain/oem-connector.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import {
@@ -32,15 +32,13 @@ import { verifyCommandSignature } from './verify-command-signature.js';
 export interface CommandServiceDeps {
   readonly store: StoreConnection;
   readonly keyring: Keyring;
-  readonly connectors: ConnectorRegistry;
+  readonly connectors: ConnectorLookup;
   /** How long a command may stay Pending before it ends as `Command timeout.`. */
   readonly commandTimeoutMs: number;
 }
 
-export type CreationResponse =
-  | { id: string; vin: string; command: string; status: 'Confirmation'; code: string; message: string }
-  | { id: string; vin: string; command: string; status: 'Pending'; created: string }
-  | { id: string; vin: string; command: string; status: 'Error'; detail: string };
+/** The answer's shape is the contract's: clients read the same type. */
+export type CreationResponse = VehicleCommandAnswer;
 
 /** First poll of a fresh command: automakers rarely answer sooner. */
 const FIRST_POLL_MS = 1000;
@@ -67,14 +65,14 @@ export function checkSignedRequest(deps: CommandServiceDeps, principal: Principa
   if (!nonEmptyString(vin)) throw new ServiceError(errors.vinMissing);
   if (!nonEmptyString(command)) throw new ServiceError(errors.commandMissing);
   // The application as authentication read it for this request: no second read.
-  verifyCommandSignature(principal.application, deps.keyring, vin, command, signature);
+  verifyCommandSignature(principal, deps.keyring, vin, command, signature);
   return { vin, command, code };
 }
 
 /** The rest of D4 and the creation itself, for a request `checkSignedRequest` let through. */
 export async function createCommand(
   deps: CommandServiceDeps, principal: Principal, request: SignedCommandRequest, clock: Clock,
-): Promise<{ status: 200 | 502; body: CreationResponse }> {
+): Promise<CreationResponse> {
   const db = deps.store.db;
   const now = clock.now();
   const { vin, command, code } = request;
@@ -90,7 +88,7 @@ export async function createCommand(
 
   let record: { id: string; vin: string; command: string; created_at: number };
   if (CONFIRMED_COMMANDS.has(command)) {
-    if (code === undefined || code === null) return { status: 200, body: await startConfirmation(deps, principal, target.vin, target.oem, command, now) };
+    if (code === undefined || code === null) return startConfirmation(deps, principal, target.vin, target.oem, command, now);
     record = await confirm(deps, principal, target.vin, command, code, now);
   } else {
     record = { id: randomUUID(), vin: target.vin, command, created_at: now };
@@ -108,13 +106,13 @@ export async function createCommand(
     const { statusUrl } = await connector.initiate({ commandId: record.id, vin: record.vin, command: record.command });
     const firstPoll = clock.now() + FIRST_POLL_MS;
     await batchedRows(deps.store, markInitiatedRows, { id: record.id, statusUrl, firstPoll });
-    return { status: 200, body: { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) } };
+    return { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) };
   } catch (error) {
     if (!(error instanceof OemFailure)) throw error;
     const detail = error.kind === 'send' ? OEM_SEND_FAILED : OEM_INITIATE_FAILED;
     const at = clock.now();
     await batchedRows(deps.store, finishCommandRows, { id: record.id, status: 'Error', detail, now: at });
-    return { status: 502, body: { ...base, status: 'Error', detail } };
+    return { ...base, status: 'Error', detail };
   }
 }
 

@@ -11,13 +11,16 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Clock } from '../domain/clock.js';
+import { creationStatusCode } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { openSecret, sealSecret } from '../security/secret-box.js';
+import { idempotencySealingContext } from '../security/sealing-contexts.js';
 import type { StoreConnection } from '../store/connection.js';
 import {
   answerIdempotencyKey, claimIdempotencyKey, deleteIdempotencyKeysBefore, forgetIdempotencyKey, releaseIdempotencyKey,
 } from '../store/idempotency-queries.js';
 import { batchedWrite } from '../store/write-batcher.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
 import { checkSignedRequest, createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
 
 /** How long a key and its response are kept. */
@@ -32,7 +35,6 @@ export const IDEMPOTENCY_ABANDONED_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
 export interface CreationResult {
-  readonly status: number;
   readonly body: CreationResponse;
   /** True when this is the stored answer of an earlier request with the same key. */
   readonly replayed: boolean;
@@ -44,9 +46,6 @@ function fingerprintOf(body: unknown): string {
   return createHash('sha256').update(JSON.stringify([vin ?? null, command ?? null, code ?? null])).digest('hex');
 }
 
-/** The additional data a kept response is sealed with: bound to its application and key. */
-export const idempotencySealingContext = (applicationId: string, key: string): string => `idempotency:${applicationId}:${key}`;
-
 export async function createCommandIdempotently(
   deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined,
 ): Promise<CreationResult> {
@@ -55,7 +54,7 @@ export async function createCommandIdempotently(
   // and including the signature, or a token holder without the sign-secret could read stored
   // answers (a first step's confirmation code among them).
   const request = checkSignedRequest(deps, principal, body, signature);
-  if (key === undefined) return { ...(await createCommand(deps, principal, request, clock)), replayed: false };
+  if (key === undefined) return { body: await createCommand(deps, principal, request, clock), replayed: false };
 
   const appId = principal.applicationId;
   const fingerprint = fingerprintOf(body);
@@ -66,24 +65,26 @@ export async function createCommandIdempotently(
     if (claim.fingerprint !== fingerprint) throw new ServiceError(errors.idempotencyKeyReused);
     if (claim.status_code === null || claim.response === null) throw new ServiceError(errors.idempotencyKeyInFlight, {}, 1);
     const stored = openKept(claim.response, idempotencySealingContext(appId, key), deps);
-    if (stored !== undefined) return { status: claim.status_code, body: stored, replayed: true };
+    if (stored !== undefined) return { body: stored, replayed: true };
     // Sealed under a master key no longer listed (retired without `keys reseal`): the answer is
     // lost, so the key is forgotten and this request runs as a new one.
     await batchedWrite(deps.store, (trx) => forgetIdempotencyKey(trx, appId, key, claim.created_at));
     return createCommandIdempotently(deps, principal, body, signature, clock, key);
   }
 
-  let result: { status: number; body: CreationResponse };
+  let answer: CreationResponse;
   try {
-    result = await createCommand(deps, principal, request, clock);
+    answer = await createCommand(deps, principal, request, clock);
   } catch (error) {
     // If even this fails, the key counts as abandoned after a minute: the original error matters more.
     await batchedWrite(deps.store, (trx) => releaseIdempotencyKey(trx, appId, key, claimedAt)).catch(() => undefined);
     throw error;
   }
-  const sealed = sealSecret(JSON.stringify(result.body), idempotencySealingContext(appId, key), deps.keyring.master);
-  await batchedWrite(deps.store, (trx) => answerIdempotencyKey(trx, appId, key, claimedAt, result.status, sealed));
-  return { ...result, replayed: false };
+  const sealed = sealSecret(JSON.stringify(answer), idempotencySealingContext(appId, key), deps.keyring.master);
+  // The kept status is the interface's for that answer (documentation for whoever reads the
+  // table); a replay takes it from the answer itself.
+  await batchedWrite(deps.store, (trx) => answerIdempotencyKey(trx, appId, key, claimedAt, creationStatusCode(answer), sealed));
+  return { body: answer, replayed: false };
 }
 
 function openKept(sealed: string, context: string, deps: CommandServiceDeps): CreationResponse | undefined {
@@ -94,26 +95,17 @@ function openKept(sealed: string, context: string, deps: CommandServiceDeps): Cr
   }
 }
 
+/** Keys live 24 h: dropping them within the hour after is plenty. */
 const SWEEP_INTERVAL_MS = 3_600_000;
 
-/** Drops keys past their 24 h, every hour; returns the stop function. */
-export function startIdempotencyKeyExpiry(store: StoreConnection, clock: Clock, logger: Logger): () => Promise<void> {
-  let running: Promise<void> = Promise.resolve();
-  const pass = () => {
-    running = running.then(async () => {
-      try {
-        const deleted = await deleteIdempotencyKeysBefore(store.db, clock.now() - IDEMPOTENCY_KEY_TTL_MS);
-        if (deleted > 0) logger.info({ deleted }, 'expired idempotency keys dropped');
-      } catch (error) {
-        logger.error({ err: error }, 'idempotency key expiry failed; retrying next hour');
-      }
-    });
-  };
-  pass();
-  const timer = setInterval(pass, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
+/** Drops keys past their 24 h: at start, then every hour (a worker for the periodic loop). */
+export function idempotencyKeyExpiryWorker(store: StoreConnection, clock: Clock, logger: Logger): PeriodicWorker {
+  return {
+    name: 'idempotency key expiry',
+    intervalMs: SWEEP_INTERVAL_MS,
+    async runOnce() {
+      const deleted = await deleteIdempotencyKeysBefore(store.db, clock.now() - IDEMPOTENCY_KEY_TTL_MS);
+      if (deleted > 0) logger.info({ deleted }, 'expired idempotency keys dropped');
+    },
   };
 }

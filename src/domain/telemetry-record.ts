@@ -44,24 +44,53 @@ function checkValue(spec: DatapointSpec, raw: unknown): { value: number | string
   return { value: raw };
 }
 
-/** Checks one pushed record. `oldest` is the first instant still kept (older records are refused). */
-export function checkTelemetryRecord(raw: unknown, now: number, oldest: number): RecordCheck {
+/**
+ * A record as any source hands it to the intake: whose, when, and the datapoint values as the
+ * source read them (their types still unchecked: a JSON body can hold anything).
+ */
+export interface IncomingRecord {
+  readonly vin: string;
+  /** Epoch milliseconds. */
+  readonly ts: number;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * D8 for a record of any source. `oldest` is the first instant still kept (older records are
+ * refused); values of the wrong type or out of range become null with a flag entry.
+ */
+export function checkIncomingRecord(input: IncomingRecord, now: number, oldest: number): RecordCheck {
+  if (!isValidVin(input.vin)) return { ok: false, reason: 'vin must be a 17-character VIN' };
+  if (input.ts > now + FUTURE_TOLERANCE_MS) return { ok: false, reason: 'date_time is in the future' };
+  if (input.ts < oldest) return { ok: false, reason: 'date_time is older than the data kept (7 days)' };
+  const values: Record<string, number | string | null> = {};
+  let flag: Record<string, FlagEntry> | null = null;
+  for (const spec of STORED_DATAPOINTS) {
+    if (!Object.hasOwn(input.values, spec.name)) continue;
+    const checked = checkValue(spec, input.values[spec.name]);
+    values[spec.name] = checked.value;
+    if (checked.flag) (flag ??= {})[spec.name] = checked.flag;
+  }
+  return { ok: true, record: { vin: input.vin, ts: input.ts - (input.ts % 1000), values, flag } };
+}
+
+/**
+ * A record of the ingest wire format (OPERATIONS.md "Ingest": a JSON object with `vin`,
+ * `date_time` as ISO 8601 with an offset, and datapoints by name) read into an IncomingRecord;
+ * the checks keep the order and texts automakers already see.
+ */
+export function readWireRecord(raw: unknown): { readonly ok: true; readonly record: IncomingRecord } | { readonly ok: false; readonly reason: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'record must be an object' };
   const input = raw as Record<string, unknown>;
   if (!isValidVin(input.vin)) return { ok: false, reason: 'vin must be a 17-character VIN' };
   if (typeof input.date_time !== 'string') return { ok: false, reason: 'date_time must be an ISO 8601 string with an offset' };
   const instant = parseRecordInstant(input.date_time);
   if (instant === undefined) return { ok: false, reason: 'date_time must be an ISO 8601 string with an offset, e.g. 2026-11-20T09:00:00-03:00' };
-  if (instant > now + FUTURE_TOLERANCE_MS) return { ok: false, reason: 'date_time is in the future' };
-  if (instant < oldest) return { ok: false, reason: 'date_time is older than the data kept (7 days)' };
+  return { ok: true, record: { vin: input.vin, ts: instant, values: input } };
+}
 
-  const values: Record<string, number | string | null> = {};
-  let flag: Record<string, FlagEntry> | null = null;
-  for (const spec of STORED_DATAPOINTS) {
-    if (!(spec.name in input)) continue;
-    const checked = checkValue(spec, input[spec.name]);
-    values[spec.name] = checked.value;
-    if (checked.flag) (flag ??= {})[spec.name] = checked.flag;
-  }
-  return { ok: true, record: { vin: input.vin, ts: instant - (instant % 1000), values, flag } };
+/** A pushed wire record read and checked (D8) in one step. */
+export function checkTelemetryRecord(raw: unknown, now: number, oldest: number): RecordCheck {
+  const read = readWireRecord(raw);
+  return read.ok ? checkIncomingRecord(read.record, now, oldest) : read;
 }

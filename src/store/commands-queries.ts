@@ -6,6 +6,9 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery } from './compiled-query.js';
 import { givenRows } from './given-rows.js';
+import { commandOutcomeEvent, type CommandOutcome } from '../domain/events.js';
+import { appendEvents } from './events-queries.js';
+import { inTransaction } from './in-transaction.js';
 import type { CommandsTable } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
 import type { RowsStatement } from './write-batcher.js';
@@ -84,14 +87,28 @@ export const markInitiatedRows: RowsStatement<Initiation, void> = async (db, row
   return rows.map(() => undefined);
 };
 
+/**
+ * What an outcome's update returns: enough for its event. Every outcome (a result, an automaker's
+ * refusal at initiation, a timeout) is written by the three functions below and nowhere else, and
+ * each appends its `command.succeeded`/`command.failed` event in the same transaction.
+ */
+const OUTCOME_COLUMNS = ['id', 'application_id', 'company_id', 'vin', 'command', 'status', 'detail', 'updated_at'] as const;
+
+async function appendOutcomeEvents(db: Db, rows: readonly CommandOutcome[], now: number): Promise<void> {
+  await appendEvents(db, rows.map((r) => commandOutcomeEvent({ ...r, updated_at: Number(r.updated_at) })), now);
+}
+
 /** A final outcome; only from Pending, and only by the lease holder when one is given. */
 export async function finishCommand(db: Db, id: string, status: 'Success' | 'Error', detail: unknown, now: number, leaseOwner?: string): Promise<boolean> {
-  let q = db.updateTable('commands')
-    .set({ status, detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
-    .where('id', '=', id).where('status', '=', 'Pending');
-  if (leaseOwner !== undefined) q = q.where('lease_owner', '=', leaseOwner);
-  const result = await q.executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return inTransaction(db, async (trx) => {
+    let q = trx.updateTable('commands')
+      .set({ status, detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
+      .where('id', '=', id).where('status', '=', 'Pending');
+    if (leaseOwner !== undefined) q = q.where('lease_owner', '=', leaseOwner);
+    const landed = await q.returning(OUTCOME_COLUMNS).execute();
+    await appendOutcomeEvents(trx, landed, now);
+    return landed.length === 1;
+  });
 }
 
 export interface Outcome {
@@ -113,13 +130,16 @@ export const finishCommandRows: RowsStatement<Outcome, boolean> = async (db, row
     sql`cast(${r.id} as varchar(36)) as id`, sql`cast(${r.status} as varchar(16)) as status`, sql`cast(${JSON.stringify(r.detail)} as text) as detail`,
     sql`cast(${r.now} as bigint) as updated_at`, sql`cast(${r.leaseOwner ?? null} as varchar(64)) as lease_owner`,
   ]);
-  const { rows: landed } = await sql<{ id: string }>`
-    update commands set status = given.status, detail = given.detail, updated_at = given.updated_at, next_poll_at = null, lease_owner = null, lease_until = null
-    from (${given}) as given
-    where commands.id = given.id and commands.status = ${PENDING} and (given.lease_owner is null or commands.lease_owner = given.lease_owner)
-    returning commands.id`.execute(db);
-  const ids = new Set(landed.map((r) => r.id));
-  return rows.map((r) => ids.has(r.id));
+  return inTransaction(db, async (trx) => {
+    const { rows: landed } = await sql<CommandOutcome>`
+      update commands set status = given.status, detail = given.detail, updated_at = given.updated_at, next_poll_at = null, lease_owner = null, lease_until = null
+      from (${given}) as given
+      where commands.id = given.id and commands.status = ${PENDING} and (given.lease_owner is null or commands.lease_owner = given.lease_owner)
+      returning ${sql.join(OUTCOME_COLUMNS.map((c) => sql.ref(`commands.${c}`)))}`.execute(trx);
+    await appendOutcomeEvents(trx, landed, Math.max(...rows.map((r) => r.now)));
+    const ids = new Set(landed.map((r) => r.id));
+    return rows.map((r) => ids.has(r.id));
+  });
 };
 
 /** Still pending at the automaker: poll again later and let go of the lease. */
@@ -156,10 +176,13 @@ export async function claimDueCommands(
  * holding a lease cannot keep a command Pending past its deadline for the rest of the lease.
  */
 export async function expireOverdueCommands(db: Db, now: number, detail: string, graceMs: number): Promise<number> {
-  const result = await db.updateTable('commands')
-    .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
-    .where('status', '=', PENDING).where('deadline_at', '<', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return inTransaction(db, async (trx) => {
+    const expired = await trx.updateTable('commands')
+      .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
+      .where('status', '=', PENDING).where('deadline_at', '<', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]))
+      .returning(OUTCOME_COLUMNS).execute();
+    await appendOutcomeEvents(trx, expired, now);
+    return expired.length;
+  });
 }

@@ -3,6 +3,8 @@
  * (compared and indexed as numbers; rendered at -03:00 only at the edge). Booleans are 0/1
  * integers and lists are JSON text, so the two dialects store the same values.
  */
+import type { Generated } from 'kysely';
+
 export interface PlansTable {
   name: string;
   /** JSON: "*" or a list of datapoint names. */
@@ -117,8 +119,10 @@ export interface TripCursorsTable {
   vin: string;
   processed_until: number;
   rewind_from: number | null;
-  /** JSON of the trip detector's state. */
+  /** JSON of the trip detector's state: written and read only by store/trips-queries.ts. */
   state: string;
+  /** The instant of the last record fed while a trip is open; null when none is (migration 0009). */
+  open_trip_last_ts: number | null;
   updated_at: number;
 }
 
@@ -158,6 +162,36 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** The event outbox (migration 0008). */
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  /** Assigned in commit order when the events are read; null until then. */
+  position: number | null;
+  type: string;
+  vin: string;
+  company_id: string;
+  application_id: string | null;
+  occurred_at: number;
+  /** JSON of the event's data. */
+  data: string;
+  created_at: number;
+}
+
+export interface EventPositionsTable {
+  name: string;
+  last_position: number;
+}
+
+export interface VehiclePresenceTable {
+  vin: string;
+  /** 1 online, 0 offline. */
+  online: number;
+  /** Instant of the newest record when last looked at. */
+  last_seen: number | null;
+  changed_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -169,4 +203,7 @@ export interface Database {
   trip_cursors: TripCursorsTable;
   commands: CommandsTable;
   idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+  event_positions: EventPositionsTable;
+  vehicle_presence: VehiclePresenceTable;
 }

@@ -3,6 +3,8 @@ import type { Insertable } from 'kysely';
 import type { TelemetryRecord } from '../domain/telemetry-record.js';
 import type { Db, StoreConnection } from './connection.js';
 import type { TelemetryTable } from './schema.js';
+import type { DialectCapabilities } from './dialect.js';
+import { inTransaction } from './in-transaction.js';
 
 export type TelemetryRow = Insertable<TelemetryTable>;
 
@@ -70,11 +72,16 @@ const byVinThenInstant = (a: TelemetryRow, b: TelemetryRow) => (a.vin < b.vin ? 
  * Stores records; a (VIN, instant) already stored is kept as it was (first write wins, also
  * between two rows of one call), so a batch resent after a timeout changes nothing. One call is
  * atomic: a single statement where array parameters exist (PostgreSQL), otherwise multi-row
- * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite).
+ * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite), or in the caller's.
  */
 export async function insertTelemetry(store: StoreConnection, given: readonly TelemetryRow[]): Promise<void> {
+  await insertTelemetryRows(store.db, store.capabilities, given);
+}
+
+/** `insertTelemetry` on a given connection or transaction (the intake's, when events go with it). */
+export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[]): Promise<void> {
   if (given.length === 0) return;
-  if (store.capabilities.arrayParameters) {
+  if (capabilities.arrayParameters) {
     // Concurrent calls holding the same (VIN, instant) in different orders each wait for the other
     // on the unique index: a deadlock, and one call fails. Rows in one order cannot (the sort is
     // stable, so the first of two equal keys still wins).
@@ -84,16 +91,24 @@ export async function insertTelemetry(store: StoreConnection, given: readonly Te
       const row = rows[r]!;
       for (let c = 0; c < UNNEST_COLUMNS.length; c++) arrays[c]![r] = row[UNNEST_COLUMNS[c]!] ?? null;
     }
-    await store.db.executeQuery(CompiledQuery.raw(INSERT_TELEMETRY_UNNEST_SQL, arrays));
+    await db.executeQuery(CompiledQuery.raw(INSERT_TELEMETRY_UNNEST_SQL, arrays));
     return;
   }
   // SQLite has one writer at a time: no order needed.
-  await store.db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     for (let i = 0; i < given.length; i += INSERT_CHUNK) {
       const chunk = given.slice(i, i + INSERT_CHUNK);
       await trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing()).execute();
     }
   });
+}
+
+/** The stored `event` values of these (VIN, instant) pairs: what was kept, whoever sent it first. */
+export async function storedEventValues(db: Db, keys: readonly { vin: string; ts: number }[]): Promise<{ vin: string; ts: number; event: string | null }[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.selectFrom('telemetry').select(['vin', 'ts', 'event'])
+    .where((eb) => eb.or(keys.map((k) => eb.and([eb('vin', '=', k.vin), eb('ts', '=', k.ts)])))).execute();
+  return rows.map((r) => ({ vin: r.vin, ts: Number(r.ts), event: r.event }));
 }
 
 /** The VINs registered to the OEM. */

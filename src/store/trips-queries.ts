@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
-import type { DetectedTrip } from '../domain/trip-detection.js';
+import { emptyTripState, type DetectedTrip, type TripDetectorState } from '../domain/trip-detection.js';
+import { tripFacts } from '../domain/trip-record.js';
 import type { Db } from './connection.js';
 import type { DialectCapabilities } from './dialect.js';
 import { givenRows } from './given-rows.js';
@@ -24,21 +25,35 @@ export async function countTripInputs(db: Db, vin: string, after: number, upTo: 
  * The VIN's cursor, created if missing, locked for this transaction. On PostgreSQL a cursor held
  * by another instance is skipped (undefined), so each VIN is detected by one instance at a time.
  */
-export async function claimTripCursor(db: Db, capabilities: DialectCapabilities, vin: string, now: number): Promise<TripCursorRow | undefined> {
-  await db.insertInto('trip_cursors').values({ vin, processed_until: -1, rewind_from: null, state: '{"lastTs":null,"trip":null}', updated_at: now })
+export interface ClaimedTripCursor {
+  readonly processedUntil: number;
+  readonly rewindFrom: number | null;
+  readonly state: TripDetectorState;
+}
+
+/**
+ * The VIN's cursor, created if missing, locked for this transaction; undefined when another
+ * instance holds it. The detector's state is stored as JSON, written and read only here.
+ */
+export async function claimTripCursor(db: Db, capabilities: DialectCapabilities, vin: string, now: number): Promise<ClaimedTripCursor | undefined> {
+  await db.insertInto('trip_cursors').values({ vin, processed_until: -1, rewind_from: null, state: JSON.stringify(emptyTripState()), open_trip_last_ts: null, updated_at: now })
     .onConflict((oc) => oc.column('vin').doNothing()).execute();
-  let q = db.selectFrom('trip_cursors').selectAll().where('vin', '=', vin);
+  let q = db.selectFrom('trip_cursors').select(['processed_until', 'rewind_from', 'state']).where('vin', '=', vin);
   if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
-  return q.executeTakeFirst();
+  const row = await q.executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    processedUntil: Number(row.processed_until), rewindFrom: row.rewind_from === null ? null : Number(row.rewind_from),
+    state: JSON.parse(row.state) as TripDetectorState,
+  };
 }
 
-export async function saveTripCursor(db: Db, vin: string, processedUntil: number, state: unknown, now: number): Promise<void> {
-  await db.updateTable('trip_cursors').set({ processed_until: processedUntil, rewind_from: null, state: JSON.stringify(state), updated_at: now })
-    .where('vin', '=', vin).execute();
+export async function saveTripCursor(db: Db, vin: string, processedUntil: number, state: TripDetectorState, now: number): Promise<void> {
+  await db.updateTable('trip_cursors').set({
+    processed_until: processedUntil, rewind_from: null, state: JSON.stringify(state),
+    open_trip_last_ts: state.trip === null ? null : state.lastTs, updated_at: now,
+  }).where('vin', '=', vin).execute();
 }
-
-/** A cursor whose detector holds no open trip: `JSON.stringify` of the idle state writes this. */
-const IDLE_STATE = '%"trip":null%';
 
 export interface TripDetectionCandidate {
   vin: string;
@@ -62,10 +77,11 @@ export function listVinsWithTripInputs(db: Db, horizon: number): Promise<TripDet
     .execute();
 }
 
-/** The vehicles whose detector holds an open trip, with that state (time alone may close it). */
-export function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidate & { state: string }>> {
-  return db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
-    .select(['v.vin', 'v.fuel_capacity', 'c.state']).where('c.state', 'not like', IDLE_STATE).execute();
+/** The vehicles whose detector holds an open trip, with the instant of its last record (time alone may close it). */
+export async function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidate & { lastTs: number }>> {
+  const rows = await db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
+    .select(['v.vin', 'v.fuel_capacity', 'c.open_trip_last_ts']).where('c.open_trip_last_ts', 'is not', null).execute();
+  return rows.map((r) => ({ vin: r.vin, fuel_capacity: r.fuel_capacity, lastTs: Number(r.open_trip_last_ts) }));
 }
 
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */
@@ -104,18 +120,20 @@ export async function earliestTripEndingFrom(db: Db, vin: string, ts: number): P
   return row?.start === null || row?.start === undefined ? undefined : Number(row.start);
 }
 
+/** The end of the VIN's trip that starts at `startTs` (which must exist). */
+export async function tripEndOf(db: Db, vin: string, startTs: number): Promise<number> {
+  const trip = await db.selectFrom('trips').select('end_ts').where('vin', '=', vin).where('start_ts', '=', startTs).executeTakeFirstOrThrow();
+  return Number(trip.end_ts);
+}
+
 export async function deleteTripsStartingFrom(db: Db, vin: string, ts: number): Promise<void> {
   await db.deleteFrom('trips').where('vin', '=', vin).where('start_ts', '>=', ts).execute();
 }
 
 export async function insertTrips(db: Db, vin: string, trips: readonly DetectedTrip[], now: number): Promise<void> {
   if (trips.length === 0) return;
-  await db.insertInto('trips').values(trips.map((t) => ({
-    vin, start_ts: t.startTs, end_ts: t.endTs, duration_s: t.durationSeconds, distance_km: t.distanceKm,
-    avg_speed: t.avgSpeedKmh, max_speed: t.maxSpeedKmh, start_odometer: t.startOdometer, end_odometer: t.endOdometer,
-    avg_fuel_consumption: t.avgFuelConsumption, start_latitude: t.startLatitude, start_longitude: t.startLongitude,
-    end_latitude: t.endLatitude, end_longitude: t.endLongitude, created_at: now,
-  }))).onConflict((oc) => oc.columns(['vin', 'start_ts']).doNothing()).execute();
+  await db.insertInto('trips').values(trips.map((t) => ({ ...tripFacts(vin, t), created_at: now })))
+    .onConflict((oc) => oc.columns(['vin', 'start_ts']).doNothing()).execute();
 }
 
 /** The VINs' trips overlapping [start, end], by VIN then start: one query for the whole request. */

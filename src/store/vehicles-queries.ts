@@ -47,6 +47,13 @@ export function listAllVehicles(db: Db, companyId?: string): Promise<VehicleReco
   return q.orderBy('v.company_id').orderBy('v.vin').execute();
 }
 
+/** The company of each of `vins` that is registered. */
+export async function companiesOfVins(db: Db, vins: readonly string[]): Promise<Map<string, string>> {
+  if (vins.length === 0) return new Map();
+  const rows = await db.selectFrom('vehicles').select(['vin', 'company_id']).where('vin', 'in', [...vins]).execute();
+  return new Map(rows.map((r) => [r.vin, r.company_id]));
+}
+
 export function findVehicle(db: Db, vin: string): Promise<VehicleRecord | undefined> {
   return vehicleQuery(db).where('v.vin', '=', vin).executeTakeFirst();
 }

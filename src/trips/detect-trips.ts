@@ -10,11 +10,15 @@
  * be idle (before the earliest trip the record could touch), drops the trips from there and
  * detects them again, so late and out-of-order arrival give the same trips as in-order arrival.
  */
-import { emptyTripState, TripDetector, type DetectedTrip, type TripDetectorState, type TripThresholds } from '../domain/trip-detection.js';
+import { emptyTripState, TripDetector, type DetectedTrip, type TripThresholds } from '../domain/trip-detection.js';
 import type { StoreConnection } from '../store/connection.js';
+import { tripEndedEvent } from '../domain/events.js';
+import { tripFacts } from '../domain/trip-record.js';
+import { appendEvents } from '../store/events-queries.js';
+import { findVehicle } from '../store/vehicles-queries.js';
 import { oldestTelemetryTs } from '../store/telemetry-queries.js';
 import {
-  claimTripCursor, countTripInputs, deleteTripsStartingFrom, earliestTripEndingFrom, insertTrips, readTripInputs, saveTripCursor,
+  claimTripCursor, countTripInputs, deleteTripsStartingFrom, earliestTripEndingFrom, insertTrips, readTripInputs, saveTripCursor, tripEndOf,
 } from '../store/trips-queries.js';
 
 export interface TripDetectionSettings {
@@ -38,12 +42,12 @@ async function detectChunk(
   return store.db.transaction().execute(async (trx) => {
     const cursor = await claimTripCursor(trx, store.capabilities, vin, now);
     if (!cursor) return undefined;
-    let state = JSON.parse(cursor.state) as TripDetectorState;
-    let after = cursor.processed_until;
-    const rewinding = cursor.rewind_from !== null;
-    if (cursor.rewind_from !== null) {
+    let state = cursor.state;
+    let after = cursor.processedUntil;
+    const rewinding = cursor.rewindFrom !== null;
+    if (cursor.rewindFrom !== null) {
       const { stopMs, gapMs } = settings.thresholds;
-      let idleAt = cursor.rewind_from - stopMs - gapMs;
+      let idleAt = cursor.rewindFrom - stopMs - gapMs;
       const affected = await earliestTripEndingFrom(trx, vin, idleAt);
       if (affected !== undefined) idleAt = Math.min(idleAt, affected);
       if (state.trip) idleAt = Math.min(idleAt, state.trip.start.ts);
@@ -74,6 +78,11 @@ async function detectChunk(
     // Nothing fed, closed or rewound: the cursor already says this, so leave the row alone.
     if (rows.length === 0 && trips.length === 0 && !rewinding) return { records: 0, trips: 0, caughtUp };
     await insertTrips(trx, vin, trips, now);
+    // `trip.ended` in the same transaction; a trip detected again after a rewind is the same event.
+    if (trips.length > 0) {
+      const vehicle = await findVehicle(trx, vin);
+      if (vehicle) await appendEvents(trx, trips.map((t) => tripEndedEvent(vehicle.companyId, tripFacts(vin, t))), now);
+    }
     await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };
   });
@@ -114,7 +123,6 @@ export async function safeRebuildStart(store: StoreConnection, vin: string, sinc
     const affectedStart = await earliestTripEndingFrom(store.db, vin, start - margin);
     if (affectedStart === undefined || affectedStart >= oldest) return start;
     // A trip begun before the oldest record would be cut: start after it instead.
-    const trip = await store.db.selectFrom('trips').select('end_ts').where('vin', '=', vin).where('start_ts', '=', affectedStart).executeTakeFirstOrThrow();
-    start = trip.end_ts + margin + 1000;
+    start = (await tripEndOf(store.db, vin, affectedStart)) + margin + 1000;
   }
 }

@@ -5,34 +5,16 @@
  * oldest trip kept.
  */
 import { errors, ServiceError } from '../domain/errors.js';
-import { formatDuration, formatIsoLocal } from '../domain/time.js';
+import { TRIP_FIELDS } from '../domain/trip-record.js';
 import { parseDateField } from '../domain/data-window.js';
 import type { Db } from '../store/connection.js';
-import { listTripsOverlapping, type TripRow } from '../store/trips-queries.js';
+import { listTripsOverlapping } from '../store/trips-queries.js';
 import { findAllCompanyVehicles } from '../store/vehicles-queries.js';
 
 export const MAX_TRIP_VINS = 100;
 const DAY_MS = 86_400_000;
 
-const round = (value: number | null, digits: number) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
-
-/** The trip record's fields, each rendered as the interface wants it (km, km/h, km/l, degrees). */
-export const TRIP_FIELDS: Readonly<Record<string, (t: TripRow) => string | number | null>> = Object.freeze({
-  vin: (t) => t.vin,
-  start_date_time: (t) => formatIsoLocal(t.start_ts),
-  end_date_time: (t) => formatIsoLocal(t.end_ts),
-  duration: (t) => formatDuration(t.duration_s),
-  avg_speed: (t) => round(t.avg_speed, 2),
-  max_speed: (t) => round(t.max_speed, 2),
-  start_odometer: (t) => round(t.start_odometer, 3),
-  end_odometer: (t) => round(t.end_odometer, 3),
-  distance: (t) => round(t.distance_km, 3),
-  avg_fuel_consumption: (t) => round(t.avg_fuel_consumption, 2),
-  start_latitude: (t) => t.start_latitude,
-  start_longitude: (t) => t.start_longitude,
-  end_latitude: (t) => t.end_latitude,
-  end_longitude: (t) => t.end_longitude,
-});
+export { TRIP_FIELDS } from '../domain/trip-record.js';
 
 export interface VehicleTripsRequest {
   readonly vins: readonly string[];

@@ -94,7 +94,7 @@ describe.each(DATABASE_KINDS)('secrets in logs and at rest on %s', (kind) => {
 
     const store = openStore(database.url, { poolSize: 1 });
     try {
-      const tables = ['plans', 'oems', 'companies', 'applications', 'vehicles', 'telemetry', 'trips', 'trip_cursors', 'commands', 'idempotency_keys'];
+      const tables = ['plans', 'oems', 'companies', 'applications', 'vehicles', 'telemetry', 'trips', 'trip_cursors', 'commands', 'idempotency_keys', 'events', 'event_positions', 'vehicle_presence'];
       let dump = '';
       for (const table of tables) dump += JSON.stringify((await sql`select * from ${sql.table(table)}`.execute(store.db)).rows);
       expect(dump).toContain(VINS[0]);

@@ -7,6 +7,8 @@ import { commandsMigration } from './0004-commands.js';
 import { commandPartialIndexesMigration } from './0005-command-partial-indexes.js';
 import { registryNotificationsMigration } from './0006-registry-notifications.js';
 import { idempotencyKeysMigration } from './0007-idempotency-keys.js';
+import { eventsMigration } from './0008-events.js';
+import { tripCursorOpenTripMigration } from './0009-trip-cursor-open-trip.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -21,6 +23,8 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0005-command-partial-indexes': commandPartialIndexesMigration,
     '0006-registry-notifications': registryNotificationsMigration(capabilities),
     '0007-idempotency-keys': idempotencyKeysMigration,
+    '0008-events': eventsMigration(capabilities),
+    '0009-trip-cursor-open-trip': tripCursorOpenTripMigration,
   });
 }
 

@@ -1,0 +1,36 @@
+/**
+ * The outbox's background work, for the periodic loop: presence changes (`vehicle.online` and
+ * `vehicle.offline`) every 30 s, and dropping events past their retention every hour.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { StoreConnection } from '../store/connection.js';
+import { deleteEventsBefore } from '../store/events-queries.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
+import { runPresenceOnce, type PresenceSettings } from './vehicle-presence.js';
+
+/** How late a presence change may be noticed, at most, beyond the offline threshold. */
+export const PRESENCE_INTERVAL_MS = 30_000;
+const RETENTION_INTERVAL_MS = 3_600_000;
+
+export function vehiclePresenceWorker(store: StoreConnection, clock: Clock, settings: PresenceSettings, logger: Logger): PeriodicWorker {
+  return {
+    name: 'vehicle presence',
+    intervalMs: PRESENCE_INTERVAL_MS,
+    async runOnce() {
+      const pass = await runPresenceOnce(store, clock.now(), settings);
+      if (pass.online > 0 || pass.offline > 0) logger.info(pass, 'vehicle presence changed');
+    },
+  };
+}
+
+export function eventRetentionWorker(store: StoreConnection, clock: Clock, retentionMs: number, logger: Logger): PeriodicWorker {
+  return {
+    name: 'event retention',
+    intervalMs: RETENTION_INTERVAL_MS,
+    async runOnce() {
+      const deleted = await deleteEventsBefore(store.db, clock.now() - retentionMs);
+      if (deleted > 0) logger.info({ deleted }, 'old events dropped');
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * `vehicle.online` and `vehicle.offline` (D12): a vehicle is online while its newest record is
+ * younger than `offlineAfterMs` (15 minutes by default). Decided by a periodic pass rather than
+ * at ingest: going offline is the absence of records, which only a clock can notice, and doing
+ * both transitions here keeps the ingest path free of a per-batch write. A change is written
+ * with its event in one transaction, guarded by the state it was read in, so two processes
+ * running the pass write it once. A vehicle seen for the first time is recorded without an
+ * event unless it is online: "offline since forever" is not news.
+ */
+import { presenceEvent } from '../domain/events.js';
+import type { StoreConnection } from '../store/connection.js';
+import { appendEvents } from '../store/events-queries.js';
+import { changePresence, listPresence } from '../store/presence-queries.js';
+
+export interface PresenceSettings {
+  readonly offlineAfterMs: number;
+}
+
+export interface PresencePass {
+  online: number;
+  offline: number;
+}
+
+export async function runPresenceOnce(store: StoreConnection, now: number, settings: PresenceSettings): Promise<PresencePass> {
+  const pass: PresencePass = { online: 0, offline: 0 };
+  for (const v of await listPresence(store.db)) {
+    const online = v.lastSeen !== null && v.lastSeen >= now - settings.offlineAfterMs;
+    if (v.online === online) continue;
+    await store.db.transaction().execute(async (trx) => {
+      if (!(await changePresence(trx, v.vin, v.online, online, v.lastSeen, now))) return;
+      if (v.online === undefined && !online) return;
+      await appendEvents(trx, [presenceEvent(v.companyId, v.vin, online, now, v.lastSeen)], now);
+      if (online) pass.online += 1;
+      else pass.offline += 1;
+    });
+  }
+  return pass;
+}

@@ -1,0 +1,97 @@
+/**
+ * The one way telemetry enters the service, whatever its source (an automaker's HTTP push today,
+ * trackers tomorrow): each record is checked (D8), records of vehicles the source may not write
+ * for are refused, the rest are stored once per (VIN, instant), trip detection is told to go
+ * back where a record arrived behind it, and the events a stored record implies (ignition,
+ * charging) are written in the same transaction as the record. Sources only translate their wire
+ * format into IncomingRecords.
+ */
+import { isEventfulValue, recordEvent, type EventDraft } from '../domain/events.js';
+import { checkIncomingRecord, type IncomingRecord, type TelemetryRecord } from '../domain/telemetry-record.js';
+import type { Db, StoreConnection } from '../store/connection.js';
+import { appendEvents } from '../store/events-queries.js';
+import { insertTelemetry, insertTelemetryRows, storedEventValues, toTelemetryRow, type TelemetryRow } from '../store/telemetry-queries.js';
+import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
+import { markTripRewinds } from '../store/trips-queries.js';
+import { companiesOfVins } from '../store/vehicles-queries.js';
+import { vehiclesOf, type TelemetrySource } from './telemetry-source.js';
+
+export interface Rejection {
+  /** Position of the record in what the source handed over. */
+  readonly index: number;
+  readonly reason: string;
+}
+
+export interface IntakeResult {
+  readonly accepted: number;
+  readonly rejected: readonly Rejection[];
+}
+
+export interface IntakeSettings {
+  /** How long records are kept, ms; older ones are refused at the door. */
+  readonly retentionMs: number;
+  /** Trip detection leaves records this young for later; older ones may need it to rewind. */
+  readonly tripLatenessMs: number;
+}
+
+export async function acceptTelemetry(
+  store: StoreConnection, source: TelemetrySource, records: readonly IncomingRecord[], now: number, settings: IntakeSettings,
+): Promise<IntakeResult> {
+  const rejected: Rejection[] = [];
+  const checked: { index: number; record: TelemetryRecord }[] = [];
+  records.forEach((input, index) => {
+    const result = checkIncomingRecord(input, now, now - settings.retentionMs);
+    if (result.ok) checked.push({ index, record: result.record });
+    else rejected.push({ index, reason: result.reason });
+  });
+
+  const vehicles = await vehiclesOf(store, source);
+  const seen = new Set<string>();
+  const rows: TelemetryRow[] = [];
+  let accepted = 0;
+  for (const { index, record } of checked) {
+    if (!vehicles.has(record.vin)) {
+      rejected.push({ index, reason: vehicles.refusal(record.vin) });
+      continue;
+    }
+    accepted += 1;
+    const key = `${record.vin}@${record.ts}`;
+    if (seen.has(key)) continue; // the same instant twice in one batch: the first one counts
+    seen.add(key);
+    rows.push(toTelemetryRow(record, now));
+  }
+  await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
+  await storeRecords(store, rows, now);
+  // Trip detection may already have passed these instants; if so it must go back to them.
+  const earliest = new Map<string, number>();
+  for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
+  await markTripRewinds(store.db, store.capabilities, earliest);
+  rejected.sort((a, b) => a.index - b.index);
+  return { accepted, rejected };
+}
+
+/**
+ * Most batches imply no event: they are stored as before, in one statement. A batch with an
+ * eventful record stores its rows and their events in one transaction, the events derived from
+ * what was stored (a resent or conflicting record changes nothing, and makes no second event).
+ */
+async function storeRecords(store: StoreConnection, rows: readonly TelemetryRow[], now: number): Promise<void> {
+  const eventful = rows.filter((r) => isEventfulValue(r.event));
+  if (eventful.length === 0) return insertTelemetry(store, rows);
+  await store.db.transaction().execute(async (trx) => {
+    await insertTelemetryRows(trx, store.capabilities, rows);
+    await appendEvents(trx, await impliedEvents(trx, eventful), now);
+  });
+}
+
+async function impliedEvents(db: Db, eventful: readonly TelemetryRow[]): Promise<EventDraft[]> {
+  const stored = await storedEventValues(db, eventful.map((r) => ({ vin: r.vin, ts: r.ts })));
+  const companies = await companiesOfVins(db, [...new Set(stored.map((r) => r.vin))]);
+  const events: EventDraft[] = [];
+  for (const r of stored) {
+    const company = companies.get(r.vin);
+    const event = company === undefined ? undefined : recordEvent(company, r.vin, r.ts, r.event);
+    if (event) events.push(event);
+  }
+  return events;
+}

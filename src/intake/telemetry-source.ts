@@ -1,0 +1,22 @@
+/**
+ * Who is handing records to the intake. The source decides which vehicles it may write for: an
+ * automaker cloud writes for the VINs registered to that OEM; a tracker (the gateway, later) for
+ * the one vehicle its device is paired with.
+ */
+import type { StoreConnection } from '../store/connection.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
+import { vinsOfOem } from '../store/telemetry-queries.js';
+
+export type TelemetrySource = { readonly kind: 'oem'; readonly oem: string };
+
+export interface SourceVehicles {
+  has(vin: string): boolean;
+  /** The rejection reason of a record for a VIN the source may not write. */
+  refusal(vin: string): string;
+}
+
+/** The VINs the source may write for, from the registry cache: a source pushes the same fleet all day. */
+export async function vehiclesOf(store: StoreConnection, source: TelemetrySource): Promise<SourceVehicles> {
+  const owned = await cachedRegistryRead(store, `oem-vins:${source.oem}`, () => vinsOfOem(store.db, source.oem));
+  return { has: (vin) => owned.has(vin), refusal: (vin) => `VIN ${vin} is not registered to OEM ${source.oem}` };
+}

@@ -1,0 +1,86 @@
+/**
+ * The event outbox. Writers append events inside the transaction of the change they report
+ * (`appendEvents`); readers page by `position`.
+ *
+ * Why positions are not the insertion id: on PostgreSQL, transaction A may take id 5, transaction
+ * B id 6, and B commit first. A reader that saw 6 and resumes "after 6" would never see 5. So rows
+ * are written without a position, and `assignEventPositions` numbers the committed ones, oldest
+ * insertion first, under a lock that makes numberers take turns: a row invisible to one numbering
+ * (not yet committed) gets a higher number in a later one. Positions therefore only grow in the
+ * order readers can see them, and a reader resuming after position p misses nothing. On SQLite
+ * writers take turns anyway; the same code runs.
+ */
+import { sql } from 'kysely';
+import type { EventDraft } from '../domain/events.js';
+import type { Db, StoreConnection } from './connection.js';
+
+/** Any 64-bit number that no other advisory lock of this service uses. */
+const POSITION_LOCK = 7_143_021_911;
+
+/** Appends events; one already written (same id: the same fact) is left as it is. */
+export async function appendEvents(db: Db, events: readonly EventDraft[], now: number): Promise<void> {
+  if (events.length === 0) return;
+  await db.insertInto('events').values(events.map((e) => ({
+    id: e.id, type: e.type, vin: e.vin, company_id: e.companyId, application_id: e.applicationId,
+    occurred_at: e.occurredAt, data: JSON.stringify(e.data), created_at: now, position: null,
+  }))).onConflict((oc) => oc.column('id').doNothing()).execute();
+}
+
+/**
+ * Gives up to `limit` committed events without a position the next positions, in insertion
+ * order; returns how many. One numberer at a time: an advisory lock on PostgreSQL, the write
+ * lock on SQLite.
+ */
+export async function assignEventPositions(store: StoreConnection, limit = 1000): Promise<number> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.capabilities.name === 'postgres') await sql`select pg_advisory_xact_lock(${POSITION_LOCK})`.execute(trx);
+    // SQLite: the counter's update below is this transaction's first write and takes the lock;
+    // doing it first (adding 0) means the numbering that follows runs under it.
+    await trx.updateTable('event_positions').set((eb) => ({ last_position: eb('last_position', '+', 0) })).where('name', '=', 'events').execute();
+    const { last_position: last } = await trx.selectFrom('event_positions').select('last_position').where('name', '=', 'events').executeTakeFirstOrThrow();
+    const base = Number(last);
+    const { rows } = await sql<{ position: number | string }>`
+      update events set position = numbered.position
+      from (select seq, ${base} + row_number() over (order by seq) as position
+            from events where position is null order by seq limit ${limit}) as numbered
+      where events.seq = numbered.seq
+      returning events.position`.execute(trx);
+    if (rows.length > 0) {
+      // The highest one given, not base + count: a row deleted meanwhile (retention) leaves a gap.
+      const highest = Math.max(...rows.map((r) => Number(r.position)));
+      await trx.updateTable('event_positions').set({ last_position: highest }).where('name', '=', 'events').execute();
+    }
+    return rows.length;
+  });
+}
+
+export interface StoredEvent {
+  readonly position: number;
+  readonly id: string;
+  readonly type: string;
+  readonly vin: string;
+  readonly companyId: string;
+  readonly applicationId: string | null;
+  readonly occurredAt: number;
+  readonly data: unknown;
+}
+
+/**
+ * Events after `position`, in position order, at most `limit`. Numbers what has committed first,
+ * so a reader never waits for a separate numbering pass.
+ */
+export async function readEventsAfter(store: StoreConnection, position: number, limit: number): Promise<StoredEvent[]> {
+  while ((await assignEventPositions(store)) === 1000) { /* a backlog: number all of it */ }
+  const rows = await store.db.selectFrom('events').selectAll()
+    .where('position', '>', position).orderBy('position').limit(limit).execute();
+  return rows.map((r) => ({
+    position: Number(r.position), id: r.id, type: r.type, vin: r.vin, companyId: r.company_id, applicationId: r.application_id,
+    occurredAt: Number(r.occurred_at), data: JSON.parse(r.data) as unknown,
+  }));
+}
+
+/** Retention: events written before `cutoff`. The position counter is kept, so positions go on growing. */
+export async function deleteEventsBefore(db: Db, cutoff: number): Promise<number> {
+  const result = await db.deleteFrom('events').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
