@@ -19,38 +19,15 @@ export interface ServiceProcess {
 }
 
 /** Starts `telematics serve --port 0 …args` and resolves once it listens (and `readyText` was printed, if given). */
-export function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  child.stdout!.on('data', (chunk) => { out += String(chunk); });
-  child.stderr!.on('data', (chunk) => { out += String(chunk); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+export async function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string): Promise<ServiceProcess> {
+  let url = '';
+  const started = await launch(['--port', '0', ...args], env, 'listen', (out) => {
+    const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
+    if (!m || (readyText !== undefined && !out.includes(readyText))) return false;
+    url = m[1]!;
+    return true;
   });
-  return new Promise((resolve, reject) => {
-    // A process that never got ready is killed: a test failing here must not leave it running.
-    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not start in 20 s:\n${out}`)); }, 20_000);
-    void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
-    const poll = setInterval(() => {
-      const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
-      if (m && (readyText === undefined || out.includes(readyText))) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve({
-          child,
-          url: m[1]!,
-          output: () => out,
-          async stop(signal = 'SIGTERM') {
-            const started = Date.now();
-            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            return { ...(await exited), ms: Date.now() - started };
-          },
-        });
-      }
-    }, 25);
-  });
+  return { ...started, url };
 }
 
 export interface UnlistenedServiceProcess {
@@ -61,6 +38,11 @@ export interface UnlistenedServiceProcess {
 
 /** Starts `telematics serve …args` that opens no listener (`--role workers` without `--ops-port`); resolves once `readyText` is printed. */
 export function startUnlistenedServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText: string): Promise<UnlistenedServiceProcess> {
+  return launch(args, env, `print "${readyText}"`, (out) => out.includes(readyText));
+}
+
+/** Spawns `serve …args` and resolves once `ready(output)` holds; a process that never gets there is killed. */
+function launch(args: readonly string[], env: NodeJS.ProcessEnv, what: string, ready: (out: string) => boolean): Promise<UnlistenedServiceProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -71,10 +53,11 @@ export function startUnlistenedServiceProcess(args: readonly string[], env: Node
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not print "${readyText}" in 20 s:\n${out}`)); }, 20_000);
+    // A process that never got ready is killed: a test failing here must not leave it running.
+    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not ${what} in 20 s:\n${out}`)); }, 20_000);
     void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
     const poll = setInterval(() => {
-      if (!out.includes(readyText)) return;
+      if (!ready(out)) return;
       clearInterval(poll);
       clearTimeout(timer);
       resolve({
