@@ -4,13 +4,13 @@
  * at ingest: going offline is the absence of records, which only a clock can notice, and doing
  * both transitions here keeps the ingest path free of a per-batch write. A change is written
  * with its event in one transaction, guarded by the state it was read in, so two processes
- * running the pass write it once. A vehicle seen for the first time is recorded without an
- * event unless it is online: "offline since forever" is not news.
+ * running the pass write it once. A vehicle never seen online has no presence row and makes no
+ * event: "offline since forever" is not news.
  */
 import { presenceEvent } from '../domain/events.js';
 import type { StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/events-queries.js';
-import { changePresence, listPresence } from '../store/presence-queries.js';
+import { changePresence, listPresence, newestRecordTs } from '../store/presence-queries.js';
 
 export interface PresenceSettings {
   readonly offlineAfterMs: number;
@@ -23,13 +23,16 @@ export interface PresencePass {
 
 export async function runPresenceOnce(store: StoreConnection, now: number, settings: PresenceSettings): Promise<PresencePass> {
   const pass: PresencePass = { online: 0, offline: 0 };
-  for (const v of await listPresence(store.db)) {
-    const online = v.lastSeen !== null && v.lastSeen >= now - settings.offlineAfterMs;
-    if (v.online === online) continue;
+  const cutoff = now - settings.offlineAfterMs;
+  for (const v of await listPresence(store.db, cutoff)) {
+    // Never looked at and silent: nothing to record, and no event.
+    if (v.online === v.recent || (v.online === undefined && !v.recent)) continue;
     await store.db.transaction().execute(async (trx) => {
-      if (!(await changePresence(trx, v.vin, v.online, online, v.lastSeen, now))) return;
-      if (v.online === undefined && !online) return;
-      await appendEvents(trx, [presenceEvent(v.companyId, v.vin, online, now, v.lastSeen)], now);
+      // Read again inside the transaction: a slow pass must not record a state that has moved on.
+      const lastSeen = await newestRecordTs(trx, v.vin);
+      const online = lastSeen !== null && lastSeen >= cutoff;
+      if (online !== v.recent || !(await changePresence(trx, v.vin, v.online, online, lastSeen, now))) return;
+      await appendEvents(trx, [presenceEvent(v.companyId, v.vin, online, now, lastSeen)], now);
       if (online) pass.online += 1;
       else pass.offline += 1;
     });

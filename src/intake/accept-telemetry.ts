@@ -10,7 +10,7 @@ import { isEventfulValue, recordEvent, type EventDraft } from '../domain/events.
 import { checkIncomingRecord, type IncomingRecord, type TelemetryRecord } from '../domain/telemetry-record.js';
 import type { Db, StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/events-queries.js';
-import { insertTelemetry, insertTelemetryRows, storedEventValues, toTelemetryRow, type TelemetryRow } from '../store/telemetry-queries.js';
+import { insertTelemetry, insertTelemetryRows, toTelemetryRow, type StoredEventValue, type TelemetryRow } from '../store/telemetry-queries.js';
 import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
 import { markTripRewinds } from '../store/trips-queries.js';
 import { companiesOfVins } from '../store/vehicles-queries.js';
@@ -73,19 +73,18 @@ export async function acceptTelemetry(
 /**
  * Most batches imply no event: they are stored as before, in one statement. A batch with an
  * eventful record stores its rows and their events in one transaction, the events derived from
- * what was stored (a resent or conflicting record changes nothing, and makes no second event).
+ * the rows this call stored (a resent or conflicting record changes nothing, and makes no
+ * second event).
  */
 async function storeRecords(store: StoreConnection, rows: readonly TelemetryRow[], now: number): Promise<void> {
-  const eventful = rows.filter((r) => isEventfulValue(r.event));
-  if (eventful.length === 0) return insertTelemetry(store, rows);
+  if (!rows.some((r) => isEventfulValue(r.event))) return insertTelemetry(store, rows);
   await store.db.transaction().execute(async (trx) => {
-    await insertTelemetryRows(trx, store.capabilities, rows);
-    await appendEvents(trx, await impliedEvents(trx, eventful), now);
+    const stored = await insertTelemetryRows(trx, store.capabilities, rows, true);
+    await appendEvents(trx, await impliedEvents(trx, stored.filter((r) => isEventfulValue(r.event))), now);
   });
 }
 
-async function impliedEvents(db: Db, eventful: readonly TelemetryRow[]): Promise<EventDraft[]> {
-  const stored = await storedEventValues(db, eventful.map((r) => ({ vin: r.vin, ts: r.ts })));
+async function impliedEvents(db: Db, stored: readonly StoredEventValue[]): Promise<EventDraft[]> {
   const companies = await companiesOfVins(db, [...new Set(stored.map((r) => r.vin))]);
   const events: EventDraft[] = [];
   for (const r of stored) {

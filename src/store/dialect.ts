@@ -15,6 +15,11 @@ export interface DialectCapabilities {
    * statement of constant text, e.g. `insert … select * from unnest($1, $2, …)` (PostgreSQL).
    */
   readonly arrayParameters: boolean;
+  /**
+   * How a table gets a growing 64-bit key: `bigserial` (PostgreSQL), or SQLite's
+   * `integer primary key autoincrement`.
+   */
+  readonly serialKey: 'bigserial' | 'autoincrement';
 }
 
 export const sqliteCapabilities: DialectCapabilities = Object.freeze({
@@ -23,6 +28,7 @@ export const sqliteCapabilities: DialectCapabilities = Object.freeze({
   concurrentWriters: false,
   rangePartitions: false,
   arrayParameters: false,
+  serialKey: 'autoincrement',
 });
 
 export const postgresCapabilities: DialectCapabilities = Object.freeze({
@@ -31,4 +37,5 @@ export const postgresCapabilities: DialectCapabilities = Object.freeze({
   concurrentWriters: true,
   rangePartitions: true,
   arrayParameters: true,
+  serialKey: 'bigserial',
 });

@@ -14,28 +14,31 @@ import { sql } from 'kysely';
 import type { EventDraft } from '../domain/events.js';
 import type { Db, StoreConnection } from './connection.js';
 
-/** Any 64-bit number that no other advisory lock of this service uses. */
-const POSITION_LOCK = 7_143_021_911;
+const POSITION_BATCH = 1000;
+const MAX_POSITION_PASSES = 20;
+const DELETE_BATCH = 10_000;
+
+/** Rows per INSERT: 9 columns × 1,000 stays below SQLite's bound-parameter limit. */
+const APPEND_CHUNK = 1000;
 
 /** Appends events; one already written (same id: the same fact) is left as it is. */
 export async function appendEvents(db: Db, events: readonly EventDraft[], now: number): Promise<void> {
-  if (events.length === 0) return;
-  await db.insertInto('events').values(events.map((e) => ({
-    id: e.id, type: e.type, vin: e.vin, company_id: e.companyId, application_id: e.applicationId,
-    occurred_at: e.occurredAt, data: JSON.stringify(e.data), created_at: now, position: null,
-  }))).onConflict((oc) => oc.column('id').doNothing()).execute();
+  for (let i = 0; i < events.length; i += APPEND_CHUNK) {
+    await db.insertInto('events').values(events.slice(i, i + APPEND_CHUNK).map((e) => ({
+      id: e.id, type: e.type, vin: e.vin, company_id: e.companyId, application_id: e.applicationId,
+      occurred_at: e.occurredAt, data: JSON.stringify(e.data), created_at: now, position: null,
+    }))).onConflict((oc) => oc.column('id').doNothing()).execute();
+  }
 }
 
 /**
  * Gives up to `limit` committed events without a position the next positions, in insertion
- * order; returns how many. One numberer at a time: an advisory lock on PostgreSQL, the write
- * lock on SQLite.
+ * order; returns how many. One numberer at a time: the first statement locks the counter's row
+ * (PostgreSQL) or the file (SQLite) until commit, and every statement after it sees what earlier
+ * numberers committed.
  */
-export async function assignEventPositions(store: StoreConnection, limit = 1000): Promise<number> {
+export async function assignEventPositions(store: StoreConnection, limit = POSITION_BATCH): Promise<number> {
   return store.db.transaction().execute(async (trx) => {
-    if (store.capabilities.name === 'postgres') await sql`select pg_advisory_xact_lock(${POSITION_LOCK})`.execute(trx);
-    // SQLite: the counter's update below is this transaction's first write and takes the lock;
-    // doing it first (adding 0) means the numbering that follows runs under it.
     await trx.updateTable('event_positions').set((eb) => ({ last_position: eb('last_position', '+', 0) })).where('name', '=', 'events').execute();
     const { last_position: last } = await trx.selectFrom('event_positions').select('last_position').where('name', '=', 'events').executeTakeFirstOrThrow();
     const base = Number(last);
@@ -70,7 +73,9 @@ export interface StoredEvent {
  * so a reader never waits for a separate numbering pass.
  */
 export async function readEventsAfter(store: StoreConnection, position: number, limit: number): Promise<StoredEvent[]> {
-  while ((await assignEventPositions(store)) === 1000) { /* a backlog: number all of it */ }
+  // A backlog is numbered a batch at a time, a bounded number of batches per read: writers
+  // faster than that cannot keep a reader from answering (the rest is numbered next time).
+  for (let pass = 0; pass < MAX_POSITION_PASSES && (await assignEventPositions(store)) === POSITION_BATCH; pass += 1);
   const rows = await store.db.selectFrom('events').selectAll()
     .where('position', '>', position).orderBy('position').limit(limit).execute();
   return rows.map((r) => ({
@@ -79,8 +84,16 @@ export async function readEventsAfter(store: StoreConnection, position: number, 
   }));
 }
 
-/** Retention: events written before `cutoff`. The position counter is kept, so positions go on growing. */
+/**
+ * Retention: events written before `cutoff`, in batches (short write locks on SQLite). The
+ * position counter is kept, so positions go on growing.
+ */
 export async function deleteEventsBefore(db: Db, cutoff: number): Promise<number> {
-  const result = await db.deleteFrom('events').where('created_at', '<', cutoff).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  let deleted = 0;
+  for (;;) {
+    const batch = db.selectFrom('events').select('seq').where('created_at', '<', cutoff).limit(DELETE_BATCH);
+    const result = await db.deleteFrom('events').where('seq', 'in', batch).executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+    if (Number(result.numDeletedRows) < DELETE_BATCH) return deleted;
+  }
 }

@@ -8,21 +8,30 @@ import type { Db } from './connection.js';
 export interface PresenceCandidate {
   readonly vin: string;
   readonly companyId: string;
-  /** Instant of the vehicle's newest record; null when it has none. */
-  readonly lastSeen: number | null;
+  /** Whether the vehicle has a record at or after the cutoff. */
+  readonly recent: boolean;
   /** What was recorded last time: true online, false offline, undefined never looked at. */
   readonly online: boolean | undefined;
 }
 
-/** Every vehicle with its newest record (one index probe per vehicle) and its recorded presence. */
-export async function listPresence(db: Db): Promise<PresenceCandidate[]> {
-  const { rows } = await sql<{ vin: string; company_id: string; last_seen: number | string | null; online: number | null }>`
-    select v.vin, v.company_id, (select max(t.ts) from telemetry t where t.vin = v.vin) as last_seen, p.online
+/**
+ * Every vehicle, whether it has a record since `cutoff` (one index probe per vehicle, bounded by
+ * time so PostgreSQL looks at recent partitions only), and its recorded presence.
+ */
+export async function listPresence(db: Db, cutoff: number): Promise<PresenceCandidate[]> {
+  const { rows } = await sql<{ vin: string; company_id: string; recent: number | boolean; online: number | null }>`
+    select v.vin, v.company_id, exists (select 1 from telemetry t where t.vin = v.vin and t.ts >= ${cutoff}) as recent, p.online
     from vehicles v left join vehicle_presence p on p.vin = v.vin`.execute(db);
   return rows.map((r) => ({
-    vin: r.vin, companyId: r.company_id, lastSeen: r.last_seen === null ? null : Number(r.last_seen),
+    vin: r.vin, companyId: r.company_id, recent: r.recent === true || r.recent === 1,
     online: r.online === null ? undefined : r.online === 1,
   }));
+}
+
+/** The instant of the vehicle's newest record; null when it has none. */
+export async function newestRecordTs(db: Db, vin: string): Promise<number | null> {
+  const row = await db.selectFrom('telemetry').select((eb) => eb.fn.max('ts').as('ts')).where('vin', '=', vin).executeTakeFirst();
+  return row?.ts === null || row?.ts === undefined ? null : Number(row.ts);
 }
 
 /**

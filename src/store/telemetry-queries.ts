@@ -78,9 +78,24 @@ export async function insertTelemetry(store: StoreConnection, given: readonly Te
   await insertTelemetryRows(store.db, store.capabilities, given);
 }
 
-/** `insertTelemetry` on a given connection or transaction (the intake's, when events go with it). */
-export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[]): Promise<void> {
-  if (given.length === 0) return;
+/** A row this call stored (not one already there), with its `event` value. */
+export interface StoredEventValue {
+  readonly vin: string;
+  readonly ts: number;
+  readonly event: string | null;
+}
+
+/**
+ * `insertTelemetry` on a given connection or transaction (the intake's, when events go with it).
+ * With `returnStored`, answers the rows it stored: only those can imply an event, since a row
+ * already there had its events written when it was stored.
+ */
+export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[], returnStored = false): Promise<StoredEventValue[]> {
+  if (given.length === 0) return [];
+  const stored: StoredEventValue[] = [];
+  const keep = (rows: readonly { vin: string; ts: number | string; event: string | null }[]) => {
+    for (const r of rows) stored.push({ vin: r.vin, ts: Number(r.ts), event: r.event });
+  };
   if (capabilities.arrayParameters) {
     // Concurrent calls holding the same (VIN, instant) in different orders each wait for the other
     // on the unique index: a deadlock, and one call fails. Rows in one order cannot (the sort is
@@ -91,24 +106,22 @@ export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilit
       const row = rows[r]!;
       for (let c = 0; c < UNNEST_COLUMNS.length; c++) arrays[c]![r] = row[UNNEST_COLUMNS[c]!] ?? null;
     }
-    await db.executeQuery(CompiledQuery.raw(INSERT_TELEMETRY_UNNEST_SQL, arrays));
-    return;
+    const result = await db.executeQuery<{ vin: string; ts: string; event: string | null }>(
+      CompiledQuery.raw(returnStored ? `${INSERT_TELEMETRY_UNNEST_SQL} returning vin, ts, event` : INSERT_TELEMETRY_UNNEST_SQL, arrays),
+    );
+    if (returnStored) keep(result.rows);
+    return stored;
   }
   // SQLite has one writer at a time: no order needed.
   await inTransaction(db, async (trx) => {
     for (let i = 0; i < given.length; i += INSERT_CHUNK) {
       const chunk = given.slice(i, i + INSERT_CHUNK);
-      await trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing()).execute();
+      const insert = trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing());
+      if (returnStored) keep(await insert.returning(['vin', 'ts', 'event']).execute());
+      else await insert.execute();
     }
   });
-}
-
-/** The stored `event` values of these (VIN, instant) pairs: what was kept, whoever sent it first. */
-export async function storedEventValues(db: Db, keys: readonly { vin: string; ts: number }[]): Promise<{ vin: string; ts: number; event: string | null }[]> {
-  if (keys.length === 0) return [];
-  const rows = await db.selectFrom('telemetry').select(['vin', 'ts', 'event'])
-    .where((eb) => eb.or(keys.map((k) => eb.and([eb('vin', '=', k.vin), eb('ts', '=', k.ts)])))).execute();
-  return rows.map((r) => ({ vin: r.vin, ts: Number(r.ts), event: r.event }));
+  return stored;
 }
 
 /** The VINs registered to the OEM. */

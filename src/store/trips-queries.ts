@@ -130,10 +130,12 @@ export async function deleteTripsStartingFrom(db: Db, vin: string, ts: number): 
   await db.deleteFrom('trips').where('vin', '=', vin).where('start_ts', '>=', ts).execute();
 }
 
-export async function insertTrips(db: Db, vin: string, trips: readonly DetectedTrip[], now: number): Promise<void> {
-  if (trips.length === 0) return;
-  await db.insertInto('trips').values(trips.map((t) => ({ ...tripFacts(vin, t), created_at: now })))
-    .onConflict((oc) => oc.columns(['vin', 'start_ts']).doNothing()).execute();
+/** Stores the VIN's trips; a start already stored is kept. Answers the starts this call stored. */
+export async function insertTrips(db: Db, vin: string, trips: readonly DetectedTrip[], now: number): Promise<Set<number>> {
+  if (trips.length === 0) return new Set();
+  const stored = await db.insertInto('trips').values(trips.map((t) => ({ ...tripFacts(vin, t), created_at: now })))
+    .onConflict((oc) => oc.columns(['vin', 'start_ts']).doNothing()).returning('start_ts').execute();
+  return new Set(stored.map((r) => Number(r.start_ts)));
 }
 
 /** The VINs' trips overlapping [start, end], by VIN then start: one query for the whole request. */

@@ -77,11 +77,12 @@ async function detectChunk(
     }
     // Nothing fed, closed or rewound: the cursor already says this, so leave the row alone.
     if (rows.length === 0 && trips.length === 0 && !rewinding) return { records: 0, trips: 0, caughtUp };
-    await insertTrips(trx, vin, trips, now);
-    // `trip.ended` in the same transaction; a trip detected again after a rewind is the same event.
-    if (trips.length > 0) {
+    const stored = await insertTrips(trx, vin, trips, now);
+    // `trip.ended` for each trip stored, in the same transaction. Detected again unchanged after a
+    // rewind, a trip is the same event (its id is its VIN, start and end); changed, it is a new one.
+    if (stored.size > 0) {
       const vehicle = await findVehicle(trx, vin);
-      if (vehicle) await appendEvents(trx, trips.map((t) => tripEndedEvent(vehicle.companyId, tripFacts(vin, t))), now);
+      if (vehicle) await appendEvents(trx, trips.filter((t) => stored.has(t.startTs)).map((t) => tripEndedEvent(vehicle.companyId, tripFacts(vin, t))), now);
     }
     await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };

@@ -59,4 +59,9 @@ describe('dependency rule on made-up modules', () => {
     expect(check('src/http/x.ts', '../../packages/contract/src/errors.js', '@telematics/contract')).toEqual(['packages/contract/src/errors.ts']);
     expect(check('src/domain/x.ts', 'kysely', 'node:net', '@telematics/contract')).toEqual(['kysely']);
   });
+
+  it('when the service imports from test/ or bench/, or the domain a builtin that does I/O, then it is reported', () => {
+    expect(check('src/http/x.ts', '../../test/support/fixture-fleet.js', '../../bench/lib/fixture.mjs')).toEqual(['test/support/fixture-fleet.ts', 'bench/lib/fixture.mjs']);
+    expect(check('src/domain/x.ts', 'node:fs', 'node:child_process', 'fs', 'node:crypto')).toEqual(['node:fs', 'node:child_process', 'fs']);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRIP_THRESHOLDS, type TripInput } from '../../src/domain/trip-detection.js';
+import { MAX_INGEST_RECORDS } from '@telematics/contract';
 import { runPresenceOnce } from '../../src/events/vehicle-presence.js';
 import { readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
@@ -23,7 +24,7 @@ describe.each(DATABASE_KINDS)('events written by telemetry, trips and commands o
   let svc: TestService;
   let readFrom = 0;
   const newEvents = async (): Promise<StoredEvent[]> => {
-    const events = await readEventsAfter(svc.store, readFrom, 1000);
+    const events = await readEventsAfter(svc.store, readFrom, 10_000);
     if (events.length > 0) readFrom = events.at(-1)!.position;
     return events;
   };
@@ -44,6 +45,18 @@ describe.each(DATABASE_KINDS)('events written by telemetry, trips and commands o
     const events = await newEvents();
     expect(events.map((e) => e.type)).toEqual(['vehicle.ignition_on', 'vehicle.charging', 'vehicle.ignition_off']);
     expect(events[0]).toMatchObject({ vin: VIN, companyId: 'alpha', applicationId: null, occurredAt: at - (at % 1000), data: { vin: VIN, event: 'ignition on' } });
+  });
+
+  it('when a full batch of records all carry events, then every one is stored with its event', async () => {
+    const vin = VIN;
+    const at = svc.clock.now() - 3 * 86_400_000;
+    const batch = Array.from({ length: MAX_INGEST_RECORDS }, (_, i) => ({ vin, date_time: iso(at + i * 1000), event: i % 2 === 0 ? 'ignition on' : 'ignition off' }));
+    expect((await svc.ingest(batch)).body).toEqual({ accepted: MAX_INGEST_RECORDS, rejected: [] });
+    const events = (await newEvents()).filter((e) => e.vin === vin);
+    expect(events).toHaveLength(MAX_INGEST_RECORDS);
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(['vehicle.ignition_on', 'vehicle.ignition_off']);
+    expect((await svc.ingest(batch)).body.accepted).toBe(MAX_INGEST_RECORDS);
+    expect(await newEvents()).toEqual([]);
   });
 
   it('when a record resent with an event was first stored without one, then no event: events follow what is stored', async () => {
@@ -130,5 +143,29 @@ describe.each(DATABASE_KINDS)('vehicle.online and vehicle.offline on %s', (kind)
     const passes = await Promise.all([0, 1, 2].map(() => runPresenceOnce(svc.store, svc.clock.now(), presence)));
     expect(passes.reduce((n, p) => n + p.offline, 0)).toBe(1);
     expect((await types()).slice(before)).toEqual([`vehicle.offline ${VIN}`]);
+  });
+});
+
+describe.each(DATABASE_KINDS)('a trip changed by late records on %s', (kind) => {
+  let svc: TestService;
+  beforeAll(async () => { svc = await startTestService(kind); });
+  afterAll(async () => { await svc?.close(); });
+
+  it('when buffered records extend a trip already ended, then the extended trip is a second trip.ended with the same start, which receivers key trips by', async () => {
+    const start = svc.clock.now() - 60 * MIN * 1000;
+    const drive = syntheticDrive(start, [stand(2 * MIN), move(60, 25 * MIN), stand(10 * MIN)]);
+    const cut = start + 12 * MIN * 1000;
+    expect((await svc.ingest(toIngest(drive.filter((r) => r.ts <= cut)))).body.rejected).toEqual([]);
+    await runTripDetectionOnce(svc.store, svc.clock, settings, { expire: false });
+    expect((await svc.ingest(toIngest(drive.filter((r) => r.ts > cut)))).body.rejected).toEqual([]);
+    await runTripDetectionOnce(svc.store, svc.clock, settings, { expire: false });
+
+    const ended = (await readEventsAfter(svc.store, 0, 100)).filter((e) => e.type === 'trip.ended').map((e) => e.data as Record<string, unknown>);
+    expect(ended).toHaveLength(2);
+    expect(ended[1]!.start_date_time).toBe(ended[0]!.start_date_time);
+    expect(Number(ended[1]!.distance)).toBeGreaterThan(Number(ended[0]!.distance));
+    const trips = await svc.store.db.selectFrom('trips').select(['start_ts', 'distance_km']).where('vin', '=', VIN).execute();
+    expect(trips).toHaveLength(1);
+    expect(ended[1]!.distance).toBeCloseTo(Number(trips[0]!.distance_km), 3);
   });
 });

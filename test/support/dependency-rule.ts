@@ -76,6 +76,9 @@ function srcViolation(from: string, to: string): Violation | undefined {
   return undefined;
 }
 
+/** The builtins pure code may use: hashing, address parsing. Nothing that reads, writes or talks. */
+const DOMAIN_BUILTINS: ReadonlySet<string> = new Set(['node:crypto', 'node:net']);
+
 export function dependencyViolations(modules: readonly SourceModule[], packages: readonly WorkspacePackage[]): Violation[] {
   const violations: Violation[] = [];
   for (const { path: from, specifiers } of modules) {
@@ -99,8 +102,10 @@ export function dependencyViolations(modules: readonly SourceModule[], packages:
       else if (relative && isInside(to, 'src')) {
         const found = srcViolation(from, to);
         if (found) violations.push(found);
-      } else if (!relative && srcMember(from) === 'domain' && !isBuiltin(specifier) && !to.startsWith('@telematics/')) {
-        violations.push({ from, to, why: 'the domain imports no framework, driver or library (only node: builtins and the contract)' });
+      } else if (relative) {
+        violations.push({ from, to, why: 'the service imports nothing outside src/ but packages by name (not test/, bench/ or scripts/)' });
+      } else if (srcMember(from) === 'domain' && !to.startsWith('@telematics/') && !DOMAIN_BUILTINS.has(specifier)) {
+        violations.push({ from, to, why: `the domain does no I/O and imports no library: only ${[...DOMAIN_BUILTINS].join(', ')} and the contract` });
       }
     }
   }

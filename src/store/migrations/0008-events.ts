@@ -15,9 +15,9 @@ import type { DialectCapabilities } from '../dialect.js';
 export function eventsMigration(capabilities: DialectCapabilities): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      const seqType = capabilities.name === 'postgres' ? 'bigserial' : 'integer';
+      const bigserial = capabilities.serialKey === 'bigserial';
       await db.schema.createTable('events')
-        .addColumn('seq', seqType, (c) => (capabilities.name === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('seq', bigserial ? 'bigserial' : 'integer', (c) => (bigserial ? c.primaryKey() : c.primaryKey().autoIncrement()))
         .addColumn('id', 'varchar(36)', (c) => c.notNull().unique())
         .addColumn('position', 'bigint', (c) => c.unique())
         .addColumn('type', 'varchar(32)', (c) => c.notNull())
