@@ -15,6 +15,7 @@ import { createLogger } from './logger.js';
 import { loadKeyring } from './security/load-keyring.js';
 import type { Keyring } from './security/keyring.js';
 import { migrateToLatest } from './store/migrate.js';
+import { unreachableMessage } from './store/classify-error.js';
 import { openStore } from './store/open-store.js';
 import type { StoreConnection } from './store/connection.js';
 import { defaultKeysFile, tripSettingsOf } from './config.js';
@@ -53,7 +54,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
   try {
-    const { applied } = await migrateToLatest(store);
+    const { applied } = await migrateToLatest(store).catch((error: unknown) => {
+      const message = unreachableMessage(error, store.description);
+      throw message === undefined ? error : new Error(message);
+    });
     logger.info({ database: store.description, applied, role: describeRoles(config.role) }, 'database ready');
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectors = new ConnectorRegistry({ initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 });

@@ -34,8 +34,27 @@ export function buildProgram(): Command {
   registerOemCommands(admin);
   registerAppCommands(admin);
   registerVehicleCommands(admin);
-  for (const command of [program, ...allCommands(program)]) command.exitOverride();
+  for (const command of [program, ...allCommands(program)]) {
+    command.exitOverride();
+    requireOptionsAfterUnknownOnes(command);
+  }
   return program;
+}
+
+/**
+ * Commander checks required options before unknown ones, so a mistyped `--nme` is reported as
+ * "required option '--name' not specified". Checking them in a hook that runs after the unknown
+ * option check names the typo instead; the message for a really missing option is Commander's.
+ */
+function requireOptionsAfterUnknownOnes(command: Command): void {
+  const required = command.options.filter((o) => o.mandatory);
+  if (required.length === 0) return;
+  for (const option of required) option.mandatory = false;
+  command.hook('preAction', (_hooked, acting) => {
+    if (acting !== command) return;
+    const missing = required.find((o) => command.getOptionValue(o.attributeName()) === undefined);
+    if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+  });
 }
 
 function allCommands(command: Command): Command[] {

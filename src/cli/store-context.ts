@@ -4,6 +4,7 @@ import { defaultKeysFile, loadConfig, SETTINGS, type FlagValues, type ServiceCon
 import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { unreachableMessage } from '../store/classify-error.js';
 import { isPostgresUrl } from '../store/connection.js';
 import { openStore } from '../store/open-store.js';
 import type { StoreConnection } from '../store/connection.js';
@@ -39,7 +40,12 @@ export async function withStore<T>(
   }
   const store = openStore(config.database, { poolSize: 2 });
   try {
-    await migrateToLatest(store);
+    try {
+      await migrateToLatest(store);
+    } catch (error) {
+      const message = unreachableMessage(error, store.description);
+      throw message === undefined ? error : new UsageError(message);
+    }
     let keyring: Keyring | undefined;
     return await run({
       config,

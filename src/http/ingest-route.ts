@@ -17,7 +17,7 @@ export function ingestRoute(deps: AppDeps): FastifyPluginAsync {
       bodyLimit: INGEST_BODY_LIMIT,
       schema: {
         summary: 'Push telemetry records (automakers)',
-        description: `Authorization: Bearer <ingest key of the OEM>. At most ${MAX_INGEST_RECORDS} records per batch; see docs/ingest.md.`,
+        description: `\`Authorization: Bearer <ingest key of the OEM>\`. At most ${MAX_INGEST_RECORDS} records per batch; see docs/ingest.md.`,
         tags: ['ingest'],
         security: [{ ingestKey: [] }],
         params: IngestParams,

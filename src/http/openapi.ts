@@ -10,7 +10,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Vehicle Telematics Service',
         version: '0.1.0',
-        description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is {"detail": "<text>"}.',
+        description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error.',
       },
       components: {
         securitySchemes: {

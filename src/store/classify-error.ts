@@ -20,6 +20,24 @@ const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when tryi
 
 const DATA_EXCEPTION = /^22[0-9A-Z]{3}$/;
 
+/** The one line an operator reads when the database at `where` (no password) cannot be reached; undefined for other errors. */
+export function unreachableMessage(error: unknown, where: string): string | undefined {
+  const reason = unreachableDetail(error);
+  return reason === undefined ? undefined
+    : `cannot reach the database ${where.replace(/^postgres:/, '')}: ${reason} (is it running, and are --database / DATABASE_URL right?)`;
+}
+
+/** Why the database could not be reached, in words, when that is what `error` (or its cause) says. */
+function unreachableDetail(error: unknown): string | undefined {
+  const inner = (error as { cause?: unknown } | null)?.cause ?? error;
+  if (classifyStoreError(inner) !== 'unavailable') return undefined;
+  const { code, message } = inner as { code?: unknown; message?: unknown };
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND') return 'host not found';
+  if (code === 'ETIMEDOUT') return 'connection timed out';
+  return typeof message === 'string' ? message : String(code);
+}
+
 export function classifyStoreError(error: unknown): StoreErrorKind | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };

@@ -13,7 +13,7 @@ export async function migrateToLatest(store: StoreConnection): Promise<Migration
   const failed = results.find((r) => r.status === 'Error');
   if (error || failed) {
     const cause = error instanceof Error ? error.message : String(error ?? 'unknown error');
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${cause}`.replace('  ', ' '));
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${cause}`.replace('  ', ' '), { cause: error });
   }
   return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }

@@ -16,8 +16,9 @@ export function registerPlanCommands(admin: Command): void {
 
   withStoreOptions(plan.command('add').description('create a plan'))
     .requiredOption('--name <name>', 'plan name')
-    .requiredOption('--datapoints <list>', '"*" or comma-separated datapoint names')
-    .requiredOption('--commands <list>', '"*" or comma-separated command names')
+    // Everything unless narrowed, as `oem add` does: a plan names what a company may use.
+    .option('--datapoints <list>', '"*" or comma-separated datapoint names', '*')
+    .option('--commands <list>', '"*" or comma-separated command names', '*')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
       if (await findPlan(ctx.store.db, opts.name!)) throw new UsageError(`plan "${opts.name}" already exists (use plan set)`);
       await applyRegistryChange(ctx, { plans: [{ name: opts.name, datapoints: nameList(opts.datapoints), commands: nameList(opts.commands) }] });

@@ -49,7 +49,12 @@ export function registerVehicleCommands(admin: Command): void {
     .requiredOption('--company <id>', 'company id')
     .requiredOption('--vin <vin>', 'VIN (17 characters, no I, O or Q)')
     .action(async (opts: Record<string, string | boolean | undefined>) => withStore(opts, async (ctx) => {
-      if (await findVehicleRow(ctx.store.db, opts.vin as string)) throw new UsageError(`vehicle ${opts.vin} already exists (use vehicle set)`);
+      const existing = await findVehicleRow(ctx.store.db, opts.vin as string);
+      if (existing && existing.company_id !== opts.company) {
+        // `vehicle set` cannot move a vehicle: a VIN belongs to one company, and its data with it.
+        throw new UsageError(`vehicle ${opts.vin} is registered to company "${existing.company_id}", not "${opts.company}": check the VIN (a vehicle cannot be moved between companies)`);
+      }
+      if (existing) throw new UsageError(`vehicle ${opts.vin} already exists (change it with \`telematics admin vehicle set --vin ${opts.vin}\`)`);
       const sim = opts.simProfile === undefined ? undefined : { profile: opts.simProfile, telemetry: opts.simTelemetry !== false };
       const entry = { vin: opts.vin, ...fromFlags(opts), ...defined({ sim }) };
       await applyRegistryChange(ctx, { companies: [{ ...(await companyEntry(ctx, opts.company as string)), vehicles: [entry] }] });
