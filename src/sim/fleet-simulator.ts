@@ -41,25 +41,52 @@ export interface PushReport {
 export const BATCH_SIZE = 500;
 
 interface Member {
-  readonly vehicle: SimulatedFleetVehicle;
+  vehicle: SimulatedFleetVehicle;
   readonly model: SimulatedVehicle;
   /** Next grid instant this vehicle reports. */
   next: number;
 }
 
 export class FleetSimulator {
-  readonly #members: Member[];
+  #members: Member[];
   readonly #options: SimulatorOptions;
   readonly #periodMs: number;
 
   constructor(vehicles: readonly SimulatedFleetVehicle[], options: SimulatorOptions) {
     this.#options = options;
     this.#periodMs = options.periodSeconds * 1000;
-    this.#members = vehicles.map((vehicle) => ({
-      vehicle,
-      model: new SimulatedVehicle(vehicle.start, options.seed),
-      next: Math.ceil(vehicle.from / this.#periodMs) * this.#periodMs,
-    }));
+    this.#members = vehicles.map((vehicle) => this.#member(vehicle));
+  }
+
+  #member(vehicle: SimulatedFleetVehicle): Member {
+    return { vehicle, model: new SimulatedVehicle(vehicle.start, this.#options.seed), next: Math.ceil(vehicle.from / this.#periodMs) * this.#periodMs };
+  }
+
+  /** VINs simulated now. */
+  get vins(): ReadonlySet<string> {
+    return new Set(this.#members.map((m) => m.model.vin));
+  }
+
+  /**
+   * Follows the registry while running: vehicles in `current` not simulated yet join (from their
+   * own `from`), those gone leave, and a kept one takes its new profile and telemetry switch.
+   * Answers the VINs that joined and left.
+   */
+  sync(current: readonly SimulatedFleetVehicle[]): { added: string[]; removed: string[] } {
+    const byVin = new Map(current.map((v) => [v.start.vin, v]));
+    const removed = this.#members.filter((m) => !byVin.has(m.model.vin)).map((m) => m.model.vin);
+    this.#members = this.#members.filter((m) => byVin.has(m.model.vin));
+    for (const member of this.#members) {
+      const now = byVin.get(member.model.vin)!;
+      member.vehicle = { ...member.vehicle, telemetry: now.telemetry, ingestKey: now.ingestKey };
+      member.model.profile = now.start.profile;
+      byVin.delete(member.model.vin);
+    }
+    const added = [...byVin.values()].map((v) => {
+      this.#members.push(this.#member(v));
+      return v.start.vin;
+    });
+    return { added, removed };
   }
 
   get vehicles(): readonly SimulatedVehicle[] {
@@ -122,11 +149,14 @@ export class FleetSimulator {
    * role), but paced by the same loop. A failed push is expected while the service restarts: a
    * warning, and the next period carries on.
    */
-  start(clock: Clock): StopLoop {
+  start(clock: Clock, beforeEachPeriod?: () => Promise<void>): StopLoop {
     return startPeriodic({
       name: 'simulated fleet',
       intervalMs: this.#periodMs,
       runOnce: async () => {
+        await beforeEachPeriod?.().catch((error: unknown) => {
+          this.#options.logger?.warn({ err: error }, 'simulated fleet could not read the registry; keeps its vehicles');
+        });
         await this.runUntil(clock.now()).catch((error: unknown) => {
           this.#options.logger?.warn({ err: error }, 'simulated telemetry push failed; will retry next period');
         });

@@ -13,14 +13,18 @@ import { latestPositionedTelemetry, latestTelemetryTs } from '../store/telemetry
 import { listAllVehicles } from '../store/vehicles-queries.js';
 import type { SimulatedFleetVehicle } from './fleet-simulator.js';
 
-export async function loadSimulatedFleet(db: Db, keyring: Keyring, now: number, backfillMs: number, periodMs: number): Promise<SimulatedFleetVehicle[]> {
+export async function loadSimulatedFleet(
+  db: Db, keyring: Keyring, now: number, backfillMs: number, periodMs: number, alreadySimulated: ReadonlySet<string> = new Set(),
+): Promise<SimulatedFleetVehicle[]> {
   const simOems = new Set((await listOems(db)).filter((o) => o.connector === 'sim').map((o) => o.name));
   const fleet: SimulatedFleetVehicle[] = [];
   for (const v of await listAllVehicles(db)) {
     if (!simOems.has(v.oem)) continue;
     const sim = v.sim ? (JSON.parse(v.sim) as VehicleSimSettings) : { profile: 'normal' as const, telemetry: true };
-    const last = await latestPositionedTelemetry(db, v.vin);
-    const lastTs = await latestTelemetryTs(db, v.vin);
+    // A vehicle already simulated needs only its settings: where it is, the simulator knows.
+    const known = alreadySimulated.has(v.vin);
+    const last = known ? undefined : await latestPositionedTelemetry(db, v.vin);
+    const lastTs = known ? undefined : await latestTelemetryTs(db, v.vin);
     const electric = v.fuelCapacity === null;
     fleet.push({
       telemetry: sim.telemetry,

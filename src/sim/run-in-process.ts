@@ -47,7 +47,15 @@ export async function startInProcessSimulation(
   const backfilled = simulator.runUntil(now, (done, total) => progress?.update(done, total), abort.signal).then(
     (report) => {
       progress?.finish(`${report.accepted.toLocaleString('en-US')} records stored, ${report.rejected} rejected`);
-      if (!abort.signal.aborted) stopLive = simulator.start(clock);
+      // Each period the registry is read again, so a vehicle added or changed on the running
+      // service (admin vehicle add|set, admin apply) is simulated within one period.
+      if (!abort.signal.aborted) {
+        stopLive = simulator.start(clock, async () => {
+          const current = await loadSimulatedFleet(db, keyring, clock.now(), 0, settings.periodSeconds * 1000, simulator.vins);
+          const { added, removed } = simulator.sync(current);
+          if (added.length > 0 || removed.length > 0) logger.info({ added, removed }, 'simulated fleet follows the registry');
+        });
+      }
     },
     (error: unknown) => logger.error({ err: error }, 'simulated fleet backfill failed; the simulator is off'),
   );

@@ -43,7 +43,8 @@ const ARRIVAL_KM = 0.03;
 export class SimulatedVehicle {
   readonly vin: string;
   readonly powertrain: Powertrain;
-  readonly profile: SimProfile;
+  /** Changeable while the vehicle runs (`vehicle set --sim-profile` on a running service). */
+  profile: SimProfile;
   readonly tankLiters: number;
   readonly #rng: SeededRandom;
 
