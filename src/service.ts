@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { isLoopbackHost } from './domain/dial-policy.js';
 import { buildApp } from './http/build-app.js';
 import { buildOpsApp } from './http/build-ops-app.js';
 import { ServiceMetrics } from './http/metrics.js';
@@ -79,7 +80,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     }
     if (opsUrl) logger.info({ url: opsUrl }, 'operations listener (/metrics, /healthz, /readyz)');
     else if (!app) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
-    else if (!isLoopback(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
+    else if (!isLoopbackHost(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
     // Background work starts only once the service is up, so a failed start leaves nothing running.
     const stopWorkers: StopLoop | undefined = config.role.workers
       ? startBackgroundWorkers(store, connectors, clock, {
@@ -155,5 +156,3 @@ function buildApiApp(
     docs: config.docs,
   });
 }
-
-const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../config.js';
 import { describeProblems, validateFleetFile } from '../domain/fleet-file.js';
 import { systemClock } from '../domain/clock.js';
-import { addressClass } from '../domain/dial-policy.js';
+import { isLoopbackHost } from '../domain/dial-policy.js';
 import { createLogger } from '../logger.js';
 import { FleetSimulator } from '../sim/fleet-simulator.js';
 import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.js';
@@ -30,8 +30,6 @@ interface OemSimOptions {
   apiKey?: string;
   logLevel: string;
 }
-
-const isLoopbackHost = (host: string) => addressClass(host) === 'loopback' || /^localhost\.?$/i.test(host);
 
 function number(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);

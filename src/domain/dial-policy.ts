@@ -17,6 +17,7 @@
  * private base URL does not open them; only a base URL that literally is one does. Pure: no I/O.
  */
 import { BlockList, isIP } from 'node:net';
+import { ipv6Groups, lastIpv4Of } from './ip-text.js';
 
 export type AddressClass = 'public' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 
@@ -56,25 +57,13 @@ NAT64.addSubnet('64:ff9b:1::', 48, 'ipv6');
 // SIIT's IPv4-translated addresses (RFC 2765, ::ffff:0:a.b.c.d) carry the IPv4 the same way.
 NAT64.addSubnet('::ffff:0:0:0', 96, 'ipv6');
 
-/** The last 32 bits of an IPv6 address in text form, as dotted IPv4. */
-function lastIpv4Of(ipv6: string): string {
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(ipv6);
-  if (dotted) return dotted[1]!;
-  const [head = '', tail] = ipv6.split('::');
-  const groups = tail === undefined ? head.split(':') : tail.split(':');
-  const hex = (g: string | undefined) => (g === undefined || g === '' ? 0 : parseInt(g, 16));
-  const high = hex(groups.length >= 2 ? groups[groups.length - 2] : undefined);
-  const low = hex(groups[groups.length - 1]);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
-
 /** The class of an IP address (IPv4-mapped IPv6 judged as its IPv4); undefined when it is not one. */
 export function addressClass(address: string): AddressClass | undefined {
   const plain = address.replace(/%.*$/, ''); // an IPv6 zone names an interface, not an address
   const family = isIP(plain);
   if (family === 0) return undefined;
   const type = family === 6 ? 'ipv6' : 'ipv4';
-  if (family === 6 && NAT64.check(plain, 'ipv6')) return addressClass(lastIpv4Of(plain));
+  if (family === 6 && NAT64.check(plain, 'ipv6')) return addressClass(lastIpv4Of(ipv6Groups(plain)));
   for (const [name, list] of LISTS) if (list.check(plain, type)) return name;
   return 'public';
 }
@@ -86,6 +75,9 @@ export interface DialPolicy {
 }
 
 const LOCALHOST = /^(?:.+\.)?localhost\.?$/i;
+
+/** A host (name or address) that is this machine: loopback addresses and `localhost` names. */
+export const isLoopbackHost = (host: string): boolean => addressClass(host) === 'loopback' || LOCALHOST.test(host);
 
 /** The policy for an OEM whose base URL has this host (`URL.hostname`: IPv6 in brackets). */
 export function dialPolicyFor(baseHost: string): DialPolicy {

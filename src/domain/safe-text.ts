@@ -14,11 +14,13 @@
  * Zero-width non-joiner and joiner (U+200C, U+200D) are allowed: Persian, Indic scripts and emoji
  * need them.
  */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = '\\u00ad\\u115f\\u1160\\u180e\\u3164\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}\\u206a-\\u206f';
-const UNSAFE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff${INVISIBLE}]`, 'u');
+/** Every refused character but the C0 controls, as a regular-expression class body. */
+const REFUSED_BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff'
+  + '\\u00ad\\u115f\\u1160\\u180e\\u3164\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}\\u206a-\\u206f';
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${REFUSED_BEYOND_C0}]`, 'u');
 const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
-const UNSAFE_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff${INVISIBLE}]`, 'gu');
+/** The same, but a newline: multi-line output keeps its lines. */
+const UNSAFE_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${REFUSED_BEYOND_C0}]`, 'gu');
 
 export const UNSAFE_TEXT_RULE = 'must not contain control or invisible formatting characters';
 

@@ -5,7 +5,7 @@
  * address (and so its own rate-limit key). Fastify (proxy-addr) takes the same two forms.
  */
 import { BlockList, isIP } from 'node:net';
-import { withoutPort } from './client-address.js';
+import { plainAddress } from './ip-text.js';
 
 /** `false`: no proxy; a number: that many proxies in front; a list: the proxies' addresses and ranges. */
 export type TrustProxy = false | number | readonly string[];
@@ -45,9 +45,6 @@ export function parseTrustProxy(raw: string | number | boolean): TrustProxy | un
   return ranges;
 }
 
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:10.0.0.1`), which is how dual-stack sockets report IPv4 peers. */
-export const unmapIpv4 = (address: string): string => (address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address);
-
 /**
  * Whether the hop `hop` away from us (0: the connection's peer; 1: the last X-Forwarded-For
  * entry; …) is one of our proxies, as Fastify's `trustProxy` function takes it. The client
@@ -63,8 +60,8 @@ export function proxyTrust(trust: TrustProxy): (address: string, hop: number) =>
     list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
   }
   return (address) => {
-    // A proxy may write its hops as `ip:port`.
-    const plain = unmapIpv4(withoutPort(address));
+    // A proxy may write its hops as `ip:port`; dual-stack sockets report IPv4 peers as `::ffff:a.b.c.d`.
+    const plain = plainAddress(address);
     const family = isIP(plain);
     return family !== 0 && list.check(plain, family === 4 ? 'ipv4' : 'ipv6');
   };

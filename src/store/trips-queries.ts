@@ -4,10 +4,9 @@ import { tripFacts } from '../domain/trip-record.js';
 import type { Db } from './connection.js';
 import type { DialectCapabilities } from './dialect.js';
 import { givenRows } from './given-rows.js';
-import type { TripCursorsTable, TripsTable } from './schema.js';
+import type { TripsTable } from './schema.js';
 
 export type TripRow = Selectable<TripsTable>;
-export type TripCursorRow = Selectable<TripCursorsTable>;
 
 /** Records in (after, upTo], ascending, with what trip detection reads. */
 export function readTripInputs(db: Db, vin: string, after: number, upTo: number, limit: number) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey, withoutPort } from '../../src/domain/client-address.js';
+import { addressKey } from '../../src/domain/client-address.js';
+import { withoutPort } from '../../src/domain/ip-text.js';
 
 describe('the key a client address is counted under', () => {
   it.each([
