@@ -65,7 +65,12 @@ function raw(url: string, request: string | Buffer): Promise<{ status: number; b
     const chunks: Buffer[] = [];
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
     socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
+    // A server that refuses a request before reading all of it closes with bytes unread, so the
+    // kernel resets the connection; from Node 24 on, the client sees that reset as an error even
+    // after the whole answer arrived. An answer received is the answer; a reset before one fails.
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' || chunks.length === 0) reject(error);
+    });
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('latin1');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
