@@ -8,15 +8,21 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Resolves to { status, ttfbMs, totalMs, bytes }; the body is discarded as it arrives. */
-export async function curlRequest(url, { method = 'GET', headers = {}, body } = {}) {
-  const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_starttransfer} %{time_total} %{size_download}', '-X', method,
+/**
+ * Resolves to { status, ttfbMs, totalMs, bytes, encoding }; the body is discarded as it arrives,
+ * or written to `output`. With `acceptEncoding` (`br`, `gzip`) curl asks for that coding only and
+ * decodes as it reads, as a client would; `bytes` is then the compressed size, as sent, and
+ * `encoding` the response's Content-Encoding ('' when none).
+ */
+export async function curlRequest(url, { method = 'GET', headers = {}, body, acceptEncoding, output = '/dev/null' } = {}) {
+  const args = ['-s', '-o', output, '-w', '%{http_code} %{time_starttransfer} %{time_total} %{size_download} %header{content-encoding}', '-X', method,
     // No `Expect: 100-continue` round trip for bodies over 1 KiB.
     '-H', 'Expect:'];
+  if (acceptEncoding !== undefined) args.push('--compressed', '-H', `Accept-Encoding: ${acceptEncoding}`);
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   if (body !== undefined) args.push('--data-binary', body);
   args.push(url);
   const { stdout } = await run('curl', args, { maxBuffer: 1024 * 1024 });
-  const [status, ttfb, total, size] = stdout.trim().split(' ').map(Number);
-  return { status, ttfbMs: ttfb * 1000, totalMs: total * 1000, bytes: size };
+  const [status, ttfb, total, size, encoding = ''] = stdout.trim().split(' ');
+  return { status: Number(status), ttfbMs: Number(ttfb) * 1000, totalMs: Number(total) * 1000, bytes: Number(size), encoding };
 }

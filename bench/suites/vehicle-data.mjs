@@ -18,10 +18,17 @@
  *   Target ≤ 1.3. Also: time to first byte over the total (≤ 0.05), the body size, and the
  *   service's peak RSS growth during the timed reads, sampled every 50 ms over its RSS after the
  *   warm-up (≤ 150 MB).
+ * - The same read compressed, br then gzip (curl asking for that coding alone and decoding as it
+ *   reads), each after a warm-up that checks the coding and that the body decodes to the size of
+ *   the uncompressed one: the compressed size against the uncompressed body, the total time
+ *   against the uncompressed read's, time to first byte over the total (≤ 0.05), and the
+ *   service's peak RSS growth during that coding's reads over its RSS just before them (≤ 150 MB:
+ *   the compressed stream is bounded too).
  *
  * The reads start once the service's trip detection has caught up with the data, so no
  * background pass over the newer day runs meanwhile.
  */
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
@@ -46,6 +53,8 @@ const MB = 1024 * 1024;
 /** The service's default trip lateness: records younger than this wait for a later detection pass. */
 const TRIP_LATENESS_MS = 60_000;
 const FLOOR_COLUMNS = ['vin', 'ts', ...STORED_DATAPOINTS.map((d) => d.name), 'flag'];
+/** The content codings the service offers, each read in its own block. */
+const CODINGS = ['br', 'gzip'];
 
 export async function run(ctx) {
   const span = ctx.quick ? 3 * HOUR : 48 * HOUR;
@@ -124,6 +133,8 @@ export async function run(ctx) {
     const readMs = median(reads.map((r) => r.totalMs));
     const floorMs = median(floors.map((f) => f.ms));
     ctx.log(`read ${served} records: service ${reads.map((r) => Math.round(r.totalMs)).join(', ')} ms (TTFB ${reads.map((r) => r.ttfbMs.toFixed(1)).join(', ')}); floor ${floors.map((f) => Math.round(f.ms)).join(', ')} ms; service RSS ${Math.round(baselineMb)} MB + ${rssGrowthMb.toFixed(1)} MB`);
+    const compressed = [];
+    for (const coding of CODINGS) compressed.push(await readCompressed(ctx, service, request, coding, reads[0].bytes, rounds, join(fixture.scratch, `vehicle-data.${coding}.json`)));
 
     const hours = `${VEHICLES} VINs × ${span / 2 / HOUR} h`;
     const fig = (figure, service, floor, target, digits) => ({ section: ctx.section, suite: name, name: figure, service, floor, target, digits });
@@ -133,11 +144,42 @@ export async function run(ctx) {
       fig('POST /vehicle-data, time to first byte / total, ms', median(reads.map((r) => r.ttfbMs)), readMs, { op: '<=', value: 0.05 }, 1),
       fig('POST /vehicle-data, body size, MB (floor: the select as JSON)', reads[0].bytes / MB, floorWarm.bytes / MB, undefined, 1),
       fig(`service peak RSS growth during the ${rounds} reads, MB (baseline ${Math.round(baselineMb)} MB)`, rssGrowthMb, undefined, { on: 'service', op: '<=', value: 150 }, 1),
+      ...compressed.flatMap((c) => [
+        fig(`POST /vehicle-data in ${c.coding}, body size, MB (floor: uncompressed)`, c.bytes / MB, reads[0].bytes / MB, undefined, 2),
+        fig(`POST /vehicle-data in ${c.coding}, total, ms (floor: the uncompressed read)`, c.totalMs, readMs),
+        fig(`POST /vehicle-data in ${c.coding}, time to first byte / total, ms`, c.ttfbMs, c.totalMs, { op: '<=', value: 0.05 }, 1),
+        fig(`service peak RSS growth during the ${rounds} ${c.coding} reads, MB (baseline ${Math.round(c.baselineMb)} MB)`, c.rssGrowthMb, undefined, { on: 'service', op: '<=', value: 150 }, 1),
+      ]),
     ];
   } finally {
     await service?.stop();
     await fixture.drop();
   }
+}
+
+/**
+ * The timed read in one content coding, after a warm-up read decoded into `decodedFile` that must
+ * be in that coding and as large as the uncompressed body. Medians of `rounds` reads by curl.
+ */
+async function readCompressed(ctx, service, request, coding, uncompressedBytes, rounds, decodedFile) {
+  const url = `${service.url}/vehicle-data`;
+  const warm = await curlRequest(url, { ...request, acceptEncoding: coding, output: decodedFile });
+  const decodedBytes = statSync(decodedFile).size;
+  rmSync(decodedFile);
+  if (warm.status !== 200 || warm.encoding !== coding) throw new Error(`POST /vehicle-data in ${coding}: ${warm.status}, content-encoding '${warm.encoding}'`);
+  if (decodedBytes !== uncompressedBytes) throw new Error(`POST /vehicle-data in ${coding} decodes to ${decodedBytes} bytes, uncompressed it is ${uncompressedBytes}`);
+  const baselineMb = service.rssMb();
+  const sampler = rssSampler(service, 50);
+  const reads = [];
+  for (let i = 0; i < rounds; i += 1) reads.push(await curlRequest(url, { ...request, acceptEncoding: coding }));
+  const rssGrowthMb = Math.max(0, sampler.stop() - baselineMb);
+  const wrong = reads.find((r) => r.status !== 200 || r.encoding !== coding || r.bytes !== warm.bytes);
+  if (wrong) throw new Error(`POST /vehicle-data in ${coding}: ${wrong.status}, content-encoding '${wrong.encoding}', ${wrong.bytes} bytes (warm-up ${warm.bytes})`);
+  const result = {
+    coding, bytes: warm.bytes, totalMs: median(reads.map((r) => r.totalMs)), ttfbMs: median(reads.map((r) => r.ttfbMs)), baselineMb, rssGrowthMb,
+  };
+  ctx.log(`read in ${coding}: ${(result.bytes / MB).toFixed(2)} MB (${(100 * result.bytes / uncompressedBytes).toFixed(2)} % of ${(uncompressedBytes / MB).toFixed(1)} MB), ${reads.map((r) => Math.round(r.totalMs)).join(', ')} ms (TTFB ${reads.map((r) => r.ttfbMs.toFixed(1)).join(', ')}); service RSS ${Math.round(baselineMb)} MB + ${rssGrowthMb.toFixed(1)} MB`);
+  return result;
 }
 
 /** The floor: the same rows straight from the database, serialized in one JSON.stringify. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { compressResponses } from './compression.js';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
@@ -30,5 +31,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The document is tens of KiB: compressed, in a scope of its own so /docs is left as it is.
+  await app.register(async (document) => {
+    await compressResponses(document);
+    document.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
 }

@@ -6,11 +6,13 @@ import { planVehicleData } from '../telemetry/plan-vehicle-data.js';
 import { streamVehicleData } from '../telemetry/stream-vehicle-data.js';
 import { principalOf } from './authenticate-hook.js';
 import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
 export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    await compressResponses(app);
     app.post('/vehicle-data', {
       schema: {
         summary: 'Read recorded vehicle data',

@@ -9,6 +9,7 @@ import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { principalOf } from './authenticate-hook.js';
 import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
 function toResource(v: VehicleRecord) {
@@ -23,18 +24,23 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/vehicle', {
-      schema: {
-        summary: "List the company's vehicles",
-        description: 'Every vehicle connected to the token\'s company, in any status, ordered by VIN.',
-        tags: ['vehicles'],
-        security: bearerSecurity,
-        response: { 200: Type.Array(Type.Ref('Vehicle')), ...authErrors },
-      },
-    }, async (request) => {
-      const { companyId } = principalOf(request);
-      const vehicles = await cachedRegistryRead(deps.store, `vehicles:${companyId}`, () => listCompanyVehicles(deps.store.db, companyId));
-      return vehicles.map(toResource);
+    // The list grows with the fleet and is compressed, in a scope of its own: one vehicle is too
+    // small to gain from it.
+    await app.register(async (list) => {
+      await compressResponses(list);
+      list.get('/vehicle', {
+        schema: {
+          summary: "List the company's vehicles",
+          description: 'Every vehicle connected to the token\'s company, in any status, ordered by VIN.',
+          tags: ['vehicles'],
+          security: bearerSecurity,
+          response: { 200: Type.Array(Type.Ref('Vehicle')), ...authErrors },
+        },
+      }, async (request) => {
+        const { companyId } = principalOf(request);
+        const vehicles = await cachedRegistryRead(deps.store, `vehicles:${companyId}`, () => listCompanyVehicles(deps.store.db, companyId));
+        return vehicles.map(toResource);
+      });
     });
 
     app.get('/vehicle/:vin', {

@@ -4,11 +4,13 @@ import { VehicleTripsRequest, VehicleTripsResponse } from '@telematics/contract'
 import { queryVehicleTrips } from '../trips/query-trips.js';
 import { principalOf } from './authenticate-hook.js';
 import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
 export function vehicleTripsRoute(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    await compressResponses(app);
     app.post('/vehicle-trips', {
       schema: {
         summary: 'Read trip summaries',
