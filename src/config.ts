@@ -15,11 +15,13 @@ import { parseRoles, type Roles } from './workers/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Read at module load (the defaults are parsed then), so declared before them. */
 const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'duration' | 'rate' | 'trust-proxy' | 'role';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'log-format' | 'duration' | 'rate' | 'trust-proxy' | 'role';
 
 interface SettingDeclaration {
   readonly key: keyof ServiceConfig;
@@ -57,6 +59,8 @@ export interface ServiceConfig {
   readonly demo: boolean;
   readonly commandTimeout: number;
   readonly logLevel: LogLevel;
+  /** `auto`: lines for a person when stdout is a terminal, JSON otherwise. */
+  readonly logFormat: LogFormat;
   readonly keysFile: string | undefined;
   readonly jwtKeys: string | undefined;
   readonly masterKeys: string | undefined;
@@ -108,6 +112,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', default: false, description: 'Seed a demo fleet into an empty database and print its credentials' },
   { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, default: 120, unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
   { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
+  { key: 'logFormat', flag: '--log-format', env: 'LOG_FORMAT', kind: 'log-format', default: 'auto', description: 'Log lines as JSON (`json`), or for a person (`pretty`: time, level, message, the rest on one line); `auto` is `pretty` when stdout is a terminal and JSON otherwise' },
   { key: 'keysFile', flag: '--keys-file', env: 'TELEMATICS_KEYS_FILE', kind: 'string', defaultText: '`<database>.keys.json` beside a SQLite file; none for PostgreSQL', description: 'JSON file with the JWT signing keys and master keys (mode 0600); see "Keys"' },
   { key: 'jwtKeys', env: 'TELEMATICS_JWT_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'JWT signing keys, base64 of ≥32 random bytes, comma-separated, current first; with TELEMATICS_MASTER_KEYS replaces the keys file' },
   { key: 'masterKeys', env: 'TELEMATICS_MASTER_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'Master keys (encrypt sign-secrets, pepper secret hashes), base64 of ≥32 random bytes, comma-separated, current first' },
@@ -198,6 +203,14 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       const text = String(raw).toLowerCase();
       if (!(LOG_LEVELS as readonly string[]).includes(text)) {
         problems.push(`${source} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+        return undefined;
+      }
+      return text;
+    }
+    case 'log-format': {
+      const text = String(raw).toLowerCase();
+      if (!(LOG_FORMATS as readonly string[]).includes(text)) {
+        problems.push(`${source} must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
         return undefined;
       }
       return text;

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import type { LogLevel } from './config.js';
 
 /**
@@ -12,4 +13,29 @@ export const REDACTED_PATHS = [
 
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino({ level, base: { service: 'telematics' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+}
+
+/** The fields of a request line (build-app.ts), folded into its message when read by a person. */
+const REQUEST_FIELDS = ['method', 'route', 'status', 'ms'] as const;
+
+/**
+ * Log lines for a person at a terminal: `12:01:02 INFO: GET /vehicle 200 1.4 ms`, other fields on
+ * the same line, error stacks below. Each JSON line pino writes (already redacted) is rewritten
+ * synchronously and handed to `write`, so it can be placed above a progress bar.
+ */
+export function humanLogDestination(write: (text: string) => void, colorize: boolean): pino.DestinationStream {
+  const pretty = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service', singleLine: true });
+  return {
+    write(line: string) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.msg === 'request' && typeof entry.method === 'string') {
+        const status = Number(entry.status);
+        entry.msg = `${entry.method} ${String(entry.route ?? '(no route)')} ${status} ${String(entry.ms)} ms`;
+        for (const field of REQUEST_FIELDS) delete entry[field];
+        // The request id matters when something went wrong; on a success it is only noise.
+        if (status < 400) delete entry.reqId;
+      }
+      write(pretty(entry));
+    },
+  };
 }

@@ -23,6 +23,8 @@ import { defaultKeysFile, tripSettingsOf } from './config.js';
 import { ConnectorRegistry } from './oem/connector-registry.js';
 import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
+import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
+import { isPostgresUrl } from './store/connection.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
 import { startBackgroundWorkers } from './workers/background-workers.js';
 import { describeRoles } from './workers/roles.js';
@@ -89,7 +91,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       }, logger)
       : undefined;
     const url = address?.replace('[::1]', 'localhost');
-    if (demo && url) print(demoBanner(demo, url));
     // The configuration allows `sim` only with both roles: its fleet pushes to this API and its
     // cloud is polled by this process's command worker.
     const simulation = config.sim && keyring && url
@@ -106,6 +107,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       const simCloudUrl = await cloud.listen();
       connectors.useSimulatedCloud(simCloudUrl, simCloudKey);
       logger.info({ url: simCloudUrl }, 'simulated automaker cloud listening');
+    }
+    // Last of the start, so the credentials are not pushed off the screen by start-up lines.
+    if (demo && url && keyring) {
+      const envFile = isPostgresUrl(config.database) ? undefined : demoEnvFile(config.database);
+      if (envFile) writeDemoEnv(envFile, demo, url, keyring);
+      print(demoBanner(demo, url, envFile));
     }
     return {
       app,

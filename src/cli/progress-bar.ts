@@ -1,13 +1,15 @@
 /**
- * Progress of long CLI work on stderr: a redrawn bar on a terminal, a line every 10% otherwise
- * (so logs and CI output stay readable).
+ * Progress of long CLI work: a redrawn bar at the bottom of a terminal (lines printed meanwhile
+ * go above it), a line every 10% otherwise (so logs and CI output stay readable).
  */
+import { Terminal } from './terminal.js';
+
 export interface Progress {
   update(done: number, total: number): void;
   finish(summary: string): void;
 }
 
-export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function progressBar(label: string, terminal: Terminal = new Terminal()): Progress {
   let lastDraw = 0;
   let lastDecile = -1;
   const started = Date.now();
@@ -20,20 +22,20 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
   };
   return {
     update(done, total) {
-      if (stream.isTTY) {
+      if (terminal.interactive) {
         if (Date.now() - lastDraw < 100 && done < total) return;
         lastDraw = Date.now();
-        stream.write(`\r${line(done, total)}`);
+        terminal.showStatus(line(done, total));
         return;
       }
       const decile = total === 0 ? 10 : Math.floor((done / total) * 10);
       if (decile !== lastDecile) {
         lastDecile = decile;
-        stream.write(`${line(done, total)}\n`);
+        terminal.note(`${line(done, total)}\n`);
       }
     },
     finish(summary) {
-      stream.write(`${stream.isTTY ? '\r\x1b[K' : ''}${label}: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      terminal.endStatus(`${label}: ${summary} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     },
   };
 }

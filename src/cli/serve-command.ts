@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
-import { loadConfig, SETTINGS, type FlagValues } from '../config.js';
+import type { Logger } from 'pino';
+import { loadConfig, SETTINGS, type FlagValues, type ServiceConfig } from '../config.js';
+import { createLogger, humanLogDestination } from '../logger.js';
 import { startService } from '../service.js';
 import { progressBar, type Progress } from './progress-bar.js';
+import { Terminal } from './terminal.js';
 
 /** Serve flags come from the settings table, so the CLI, the environment and the docs cannot drift. */
 export function registerServe(program: Command): void {
@@ -20,7 +23,12 @@ export function registerServe(program: Command): void {
   }
   serve.action(async (opts: FlagValues) => {
     const config = loadConfig(opts);
-    const service = await startService(config, { progress: drawnOnFirstUse(() => progressBar('simulated fleet backfill')) });
+    const terminal = new Terminal();
+    const service = await startService(config, {
+      logger: serviceLogger(config, terminal),
+      print: (text) => terminal.print(text),
+      progress: drawnOnFirstUse(() => progressBar('simulated fleet backfill', terminal)),
+    });
     await waitForSignal();
     const timer = setTimeout(() => process.exit(1), 10_000);
     timer.unref();
@@ -53,4 +61,14 @@ function drawnOnFirstUse(make: () => Progress): Progress {
     update: (done, total) => (bar ??= make()).update(done, total),
     finish: (summary) => (bar ??= make()).finish(summary),
   };
+}
+
+/**
+ * JSON lines unless a person reads them: `--log-format auto` picks lines for a person when stdout
+ * is a terminal, written above the progress bar so the two never share a line.
+ */
+function serviceLogger(config: ServiceConfig, terminal: Terminal): Logger {
+  const human = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY === true);
+  if (!human) return createLogger(config.logLevel);
+  return createLogger(config.logLevel, humanLogDestination((text) => terminal.print(text), process.stdout.isTTY === true));
 }

@@ -7,6 +7,7 @@ import type { ConnectorRegistry } from '../oem/connector-registry.js';
 import type { RateLimitSettings } from './rate-limits.js';
 import type { TrustProxy } from '../domain/trust-proxy.js';
 import type { ServiceMetrics } from './metrics.js';
+import type { IngestSummary } from './ingest-summary.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -37,4 +38,6 @@ export interface AppDeps {
   readonly metricsOnApiPort?: boolean;
   /** /docs and /openapi.json; on when absent. */
   readonly docs?: boolean;
+  /** Where successful ingests are counted for the minute's log line; one logging every minute when absent. */
+  readonly ingestSummary?: IngestSummary;
 }

@@ -14,6 +14,7 @@ import { commandRoutes } from './command-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
+import { IngestSummary } from './ingest-summary.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
 import { ErrorBody, Vehicle } from '@telematics/contract';
 
@@ -25,8 +26,9 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * The HTTP application, without listening: tests and `serve` both build it here.
- * Request logging is one line per completed request (method, route, status, time, request id);
- * headers and bodies are never logged, so tokens and secrets cannot reach the logs.
+ * Request logging is one line per completed request (method, route, status, time, request id),
+ * but for successful ingests, summed in one line a minute (ingest-summary.ts); headers and bodies
+ * are never logged, so tokens and secrets cannot reach the logs.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -54,8 +56,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  const ingestSummary = deps.ingestSummary ?? new IngestSummary(deps.logger);
+  if (deps.ingestSummary === undefined) app.addHook('onClose', ingestSummary.start());
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({
+    // Routes counted in a periodic summary (ingest) log their successes at debug only.
+    const summarized = reply.statusCode < 400 && request.routeOptions.config.requestLog === 'summary';
+    request.log[summarized ? 'debug' : 'info']({
       method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     }, 'request');
@@ -85,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limits = requestLimits(deps.rateLimits);
   await app.register(healthRoutes(deps));
   await app.register(tokenRoute(deps, limits));
-  await app.register(ingestRoute(deps));
+  await app.register(ingestRoute(deps, ingestSummary));
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', authenticateHook(deps));
     await protectedScope.register(vehicleRoutes(deps));

@@ -5,16 +5,18 @@ import { authenticateOem } from '../ingest/authenticate-oem.js';
 import { ingestWireBatch } from '../ingest/wire-batch.js';
 import { errorResponse } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
+import type { IngestSummary } from './ingest-summary.js';
 
 /** 5,000 records (MAX_INGEST_RECORDS) of every datapoint are about 3 MB of JSON. */
 export const INGEST_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** POST /ingest/{oem}: automakers push telemetry (OPERATIONS.md "Ingest"). */
-export function ingestRoute(deps: AppDeps): FastifyPluginAsync {
+export function ingestRoute(deps: AppDeps, summary: IngestSummary): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/ingest/:oem', {
       bodyLimit: INGEST_BODY_LIMIT,
+      config: { requestLog: 'summary' },
       schema: {
         summary: 'Push telemetry records (automakers)',
         description: `\`Authorization: Bearer <ingest key of the OEM>\`. At most ${MAX_INGEST_RECORDS} records per batch; see docs/ingest.md.`,
@@ -27,6 +29,10 @@ export function ingestRoute(deps: AppDeps): FastifyPluginAsync {
       onRequest: async (request) => {
         await authenticateOem(deps.store.db, deps.keyring, (request.params as { oem: string }).oem, request.headers.authorization);
       },
-    }, async (request) => ingestWireBatch(deps.store, request.params.oem, request.body.records, deps.clock.now(), { retentionMs: deps.telemetryRetentionMs, tripLatenessMs: deps.tripLatenessMs }));
+    }, async (request) => {
+      const result = await ingestWireBatch(deps.store, request.params.oem, request.body.records, deps.clock.now(), { retentionMs: deps.telemetryRetentionMs, tripLatenessMs: deps.tripLatenessMs });
+      summary.add(request.params.oem, result.accepted, result.rejected.length);
+      return result;
+    });
   };
 }

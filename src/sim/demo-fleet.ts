@@ -16,6 +16,9 @@ export interface DemoApplication {
   readonly signSecret: string;
 }
 
+/** The demo automaker whose ingest key the demo hands out (demo.env) for pushing records by hand. */
+export const DEMO_INGEST_OEM = 'simmotors';
+
 const demoSecret = (keyring: Keyring, label: string, prefix: string) => deriveSecret(keyring, `demo:${label}`, prefix);
 
 export function demoApplications(keyring: Keyring): DemoApplication[] {

@@ -27,7 +27,7 @@ export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<D
   return { kind: 'present', applications };
 }
 
-export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string): string {
+export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: string): string {
   if (outcome.kind === 'skipped') return `Demo fleet not seeded: ${outcome.reason}.\n`;
   const [first] = outcome.applications;
   const lines = [
@@ -36,6 +36,7 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string): string {
     'Demo credentials (derived from this installation\'s master key; for trying the service only):',
     ...outcome.applications.map((a) =>
       `  ${a.companyName} (${a.companyId})\n    client_id=${a.clientId}\n    client_secret=${a.clientSecret}\n    sign_secret=${a.signSecret}`),
+    ...(envFile === undefined ? [] : [`The same, with the base URL and an ingest key, as shell variables: . ${envFile}`]),
     '',
     'Try it:',
     `  TOKEN=$(curl -s -X POST ${baseUrl}/token -H 'Accept: application/json' -d client_id=${first!.clientId} -d client_secret=${first!.clientSecret} | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,

@@ -1,0 +1,42 @@
+/**
+ * The demo's address and credentials as shell assignments (`. data/demo.env`), written beside the
+ * SQLite file at every start of `serve --demo`: the README's walk-through reads them from there
+ * instead of asking people to copy secrets off the screen. The file holds nothing the keys file
+ * beside it does not already give (demo secrets are derived from the master key), and is 0600.
+ */
+import { renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Keyring } from '../security/keyring.js';
+import { simulatedIngestKey } from '../security/derived-secrets.js';
+import type { DemoSeedOutcome } from './seed-demo.js';
+import { DEMO_INGEST_OEM } from './demo-fleet.js';
+
+export const demoEnvFile = (sqliteFile: string): string => join(dirname(sqliteFile), 'demo.env');
+
+export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: string, keyring: Keyring): void {
+  if (outcome.kind === 'skipped') {
+    // Credentials that no longer work would only mislead.
+    rmSync(path, { force: true });
+    return;
+  }
+  const [acme, globex] = outcome.applications;
+  const lines = [
+    '# Written by `telematics serve --demo` at each start (mode 0600): the demo\'s address and credentials.',
+    '# Load them into a shell with:  . data/demo.env',
+    `BASE=${baseUrl}`,
+    `CLIENT_ID=${acme!.clientId}`,
+    `CLIENT_SECRET=${acme!.clientSecret}`,
+    `SIGN_SECRET=${acme!.signSecret}`,
+    `GLOBEX_CLIENT_ID=${globex!.clientId}`,
+    `GLOBEX_CLIENT_SECRET=${globex!.clientSecret}`,
+    `GLOBEX_SIGN_SECRET=${globex!.signSecret}`,
+    `# POST /ingest/${DEMO_INGEST_OEM}: the key the service derives for that simulated automaker`,
+    `INGEST_OEM=${DEMO_INGEST_OEM}`,
+    `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,
+    '',
+  ];
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, lines.join('\n'), { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}

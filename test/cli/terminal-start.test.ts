@@ -1,0 +1,85 @@
+/**
+ * `npm start` as a person sees it: `serve --demo` under a pseudo-terminal (util-linux `script`),
+ * its output rendered as a terminal would (carriage returns and erase-line applied), then read
+ * like a screen. And the same command in a pipe, where logs stay JSON.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/service-process.js';
+
+/** Runs `serve --demo` until the backfill is stored and a few seconds more, then stops it; all it wrote. */
+async function demoOutput(folder: string, inTerminal: boolean): Promise<string> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TERM: 'xterm' };
+  const command = `${process.execPath} ${BIN} serve --demo`;
+  const child = inTerminal
+    ? spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: folder, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => { out += String(chunk); });
+  child.stderr!.on('data', (chunk) => { out += String(chunk); });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!/simulated fleet backfill: [\d,]+ records stored/.test(out)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no backfill summary:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // A few periods of the live simulation: its pushes must not show up line by line.
+    await new Promise((r) => setTimeout(r, 12_000));
+  } finally {
+    // Under `script`, SIGTERM to the session's leader ends the service with it.
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return out;
+}
+
+/** What a terminal shows once the output is written: one entry per line. */
+function screen(raw: string): string[] {
+  const lines: string[] = [''];
+  // eslint-disable-next-line no-control-regex
+  for (const part of raw.replace(/\x1b\[\d*(;\d+)*m/g, '').split(/(\r\n|\r|\n|\x1b\[K)/)) {
+    if (part === '\r') lines[lines.length - 1] = '';
+    else if (part === '\n' || part === '\r\n') lines.push('');
+    else if (part !== '\x1b[K') lines[lines.length - 1] += part;
+  }
+  return lines.filter((l) => l !== '');
+}
+
+describe('npm start in a terminal and in a pipe', () => {
+  const folders: string[] = [];
+  const folder = () => { const f = mkdtempSync(join(tmpdir(), 'telematics-start-')); folders.push(f); return f; };
+  let terminal: string[];
+  let pipe: string;
+  beforeAll(async () => {
+    [terminal, pipe] = await Promise.all([demoOutput(folder(), true).then(screen), demoOutput(folder(), false)]);
+  }, 120_000);
+  afterAll(() => { for (const f of folders) rmSync(f, { recursive: true, force: true }); });
+
+  it('when started in a terminal, then the banner, one progress line and a few readable log lines show, and the credentials stay on screen', () => {
+    const text = terminal.join('\n');
+    expect(terminal.filter((l) => l.startsWith('{'))).toEqual([]);
+    // The bar was drawn in place and replaced by its summary: nothing else ever shared its line.
+    expect(terminal.filter((l) => l.includes('simulated fleet backfill'))).toEqual([expect.stringMatching(/^simulated fleet backfill: [\d,]+ records stored, 0 rejected in [\d.]+ s$/)]);
+    for (const line of terminal.filter((l) => /^\[\d\d:\d\d:\d\d\]/.test(l))) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] (INFO|WARN): \S/);
+    expect(text).not.toContain('/ingest/');
+    const credentials = terminal.findIndex((l) => l.trim().startsWith('client_secret=tcs_'));
+    const lastBannerLine = terminal.findIndex((l) => l.startsWith('API docs: '));
+    expect(credentials).toBeGreaterThan(0);
+    // After the banner: the backfill summary and a handful of log lines, not a screenful.
+    expect(terminal.length - lastBannerLine).toBeLessThan(8);
+  });
+
+  it('when its output is a pipe, then every log line is JSON and the backfill reports in tenths, not a redrawn bar', () => {
+    const lines = pipe.split('\n').filter((l) => l !== '');
+    const logLines = lines.filter((l) => l.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(3);
+    for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(pipe).not.toMatch(/\r|\x1b/);
+    expect(lines.filter((l) => l.startsWith('simulated fleet backfill ['))).toHaveLength(11);
+    expect(logLines.map((l) => JSON.parse(l)).filter((l) => l.route === '/ingest/:oem')).toEqual([]);
+  });
+});
