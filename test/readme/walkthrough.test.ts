@@ -1,0 +1,93 @@
+/**
+ * The README's walk-through, run as written against `npm start`'s demo (`telematics serve --demo`
+ * in a fresh folder, on a free port): every step's output must be what the README shows.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/service-process.js';
+import { exampleSteps, matchesLine, matchesShown, stepOutputs, walkthroughScript, walkthroughSection } from '../support/readme-examples.js';
+
+const README = new URL('../../README.md', import.meta.url).pathname;
+const run = promisify(execFile);
+
+describe('the README walk-through', () => {
+  const readme = readFileSync(README, 'utf8');
+  const steps = exampleSteps(readme);
+
+  it('when the README is read, then every curl example is in the walk-through, and each command that calls curl shows what it prints or keeps it in a variable', () => {
+    const { text } = walkthroughSection(readme);
+    const outside = readme.replace(text, '').split('\n').filter((l) => /\bcurl\s/.test(l) && !l.includes('curl lines'));
+    expect(outside).toEqual([]);
+    expect(steps.length).toBeGreaterThan(20);
+    for (const step of steps) {
+      if (!/\bcurl\s/.test(step.command) || step.expected.length > 0) continue;
+      expect(step.command, `README.md:${step.line} prints nothing, so its curl output must be captured`).toMatch(/^\s*[A-Z_]+=\$\(curl/m);
+    }
+  });
+
+  it('when an answer differs from what is shown, then the rules see it', () => {
+    expect(matchesShown(['{"status":"ok"}'], '{"status":"ok"}')).toBe(true);
+    expect(matchesShown(['{"status":"ok"}'], '{"status":"down"}')).toBe(false);
+    expect(matchesShown(['{"id":"…","status":"Pending"}'], '{"id":"3f0c","status":"Error"}')).toBe(false);
+    expect(matchesShown(['HTTP/1.1 401 Unauthorized', '…', '{"detail":"Not authenticated."}'], 'HTTP/1.1 401 Unauthorized\r\nx: 1\r\ny: 2\r\n\r\n{"detail":"Not authenticated."}')).toBe(true);
+    expect(matchesShown(['HTTP/1.1 401 Unauthorized', '{"detail":"Not authenticated."}'], 'HTTP/1.1 401 Unauthorized\nx: 1\n{"detail":"Not authenticated."}')).toBe(false);
+    expect(matchesShown([], '')).toBe(true);
+    expect(matchesShown([], 'curl: (7) Failed to connect')).toBe(false);
+    expect(matchesLine('a…b…c', 'abc')).toBe(true);
+    expect(matchesLine('a…b…c', 'acb')).toBe(false);
+    expect(matchesLine('ab…ba', 'aba')).toBe(false);
+  });
+
+  describe('run against npm start\'s demo', () => {
+    let folder: string;
+    let service: ChildProcess | undefined;
+    let serviceOutput = '';
+
+    beforeAll(async () => {
+      folder = mkdtempSync(join(tmpdir(), 'telematics-readme-'));
+      // `npm start` is `node bin/telematics.js serve --demo`; only the port differs (a free one).
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0' };
+      service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      service.stdout!.on('data', (chunk) => { serviceOutput += String(chunk); });
+      service.stderr!.on('data', (chunk) => { serviceOutput += String(chunk); });
+      // The walk-through reads trips, so it starts once the backfill is stored and trip detection has passed over it.
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        const backfilled = serviceOutput.indexOf('simulated fleet backfill: ');
+        if (backfilled >= 0 && serviceOutput.indexOf('"msg":"trips detected"', backfilled) >= 0 && existsSync(join(folder, 'data', 'demo.env'))) break;
+        if (service.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not get ready:\n${serviceOutput}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      if (service && service.exitCode === null) {
+        const exited = new Promise((r) => service!.once('exit', r));
+        service.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    it('when every example runs in one shell, in order, then each answers what the README shows', async () => {
+      const script = join(folder, 'walkthrough.sh');
+      writeFileSync(script, walkthroughScript(steps));
+      const { stdout } = await run('bash', ['--noprofile', '--norc', script], { cwd: folder, env: { PATH: process.env.PATH, HOME: folder }, maxBuffer: 256 * 1024 * 1024, timeout: 150_000 })
+        .catch((error: { stdout?: string; message: string }) => ({ stdout: error.stdout ?? error.message }));
+      const outputs = stepOutputs(stdout, steps.length);
+      const differences = steps.flatMap((step, i) => matchesShown(step.expected, outputs[i]!) ? [] : [
+        `README.md:${step.line}\n${step.command}\n--- shown\n${step.expected.join('\n') || '(nothing)'}\n--- printed\n${clip(outputs[i]!)}`,
+      ]);
+      expect(differences.join('\n\n')).toBe('');
+    }, 180_000);
+  });
+});
+
+/** Long answers (a day of records) cut for the failure message. */
+function clip(text: string): string {
+  return text.length <= 600 ? text || '(nothing)' : `${text.slice(0, 400)} … ${text.slice(-150)}`;
+}
