@@ -107,7 +107,8 @@ run_one() {
         [ "v$npm_node" = "$(node --version)" ] || { echo "npm runs on Node $npm_node" >&2; exit 3; }
         npm ci 2>&1 | tee "$log" || exit 4
         if grep -q EBADENGINE "$log"; then exit 5; fi
-        npm test || exit 6
+        # A hung run must not use up CI's time with nothing said: 30 minutes, then it fails.
+        timeout --kill-after=30s 30m npm test || exit 6
       )
       case $? in
         0) ;;

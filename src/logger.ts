@@ -19,7 +19,7 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
 const REQUEST_FIELDS = ['method', 'route', 'status', 'ms'] as const;
 
 /**
- * Log lines for a person at a terminal: `12:01:02 INFO: GET /vehicle 200 1.4 ms`, other fields on
+ * Log lines for a person at a terminal: `[12:01:02] INFO: GET /vehicle 200 1.4 ms`, other fields on
  * the same line, error stacks below. Each JSON line pino writes (already redacted) is rewritten
  * synchronously and handed to `write`, so it can be placed above a progress bar.
  */

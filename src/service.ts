@@ -24,7 +24,6 @@ import { ConnectorRegistry } from './oem/connector-registry.js';
 import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
-import { isPostgresUrl } from './store/connection.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
 import { startBackgroundWorkers } from './workers/background-workers.js';
 import { describeRoles } from './workers/roles.js';
@@ -110,7 +109,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     }
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {
-      const envFile = isPostgresUrl(config.database) ? undefined : demoEnvFile(config.database);
+      const envFile = demoEnvFile(config.database);
       if (envFile) writeDemoEnv(envFile, demo, url, keyring);
       print(demoBanner(demo, url, envFile));
     }

@@ -14,6 +14,7 @@ import { registerOemSim } from './oem-sim-command.js';
 import { registerTrips } from './trips-command.js';
 import { errorLine, UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
+import { unsupportedNodeWarning } from './node-support.js';
 
 export function buildProgram(): Command {
   const program = new Command('telematics')
@@ -62,6 +63,8 @@ function allCommands(command: Command): Command[] {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const warning = unsupportedNodeWarning();
+  if (warning) process.stderr.write(warning);
   try {
     await buildProgram().parseAsync([...argv], { from: 'user' });
     return 0;

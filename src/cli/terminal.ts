@@ -18,9 +18,13 @@ export class Terminal {
 
   constructor(private readonly streams: TerminalStreams = { out: process.stdout, status: process.stderr }) {}
 
-  /** True when the status line can be redrawn in place (both streams are the same kind of terminal). */
+  /**
+   * True when the status line can be redrawn in place: both streams are terminals. With stdout
+   * piped (`npm start | tee log`) the JSON lines would reach the screen through the pipe, where
+   * the bar on stderr cannot make room for them.
+   */
   get interactive(): boolean {
-    return this.streams.status.isTTY === true;
+    return this.streams.status.isTTY === true && this.streams.out.isTTY === true;
   }
 
   /** Writes text (ending in a newline) above the status line. */

@@ -14,7 +14,8 @@ const QVALUE = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/;
 
 /** The entry's q, 1 when it has none; undefined when its q is malformed (the entry is ignored). */
 function weightOf(params: readonly string[]): number | undefined {
-  const q = params.find((p) => p.startsWith('q='));
+  // `q = 0` (spaces around `=`) is not a weight RFC 9110 allows: ignored, not read as no weight.
+  const q = params.find((p) => p.split('=')[0]!.trim() === 'q');
   if (q === undefined) return 1;
   return QVALUE.test(q) ? Number(q.slice(2)) : undefined;
 }

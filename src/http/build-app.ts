@@ -60,9 +60,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.ingestSummary === undefined) app.addHook('onClose', ingestSummary.start());
   app.addHook('onResponse', async (request, reply) => {
     // Routes counted in a periodic summary (ingest) log their successes at debug only.
-    const summarized = reply.statusCode < 400 && request.routeOptions.config.requestLog === 'summary';
+    // Fastify builds `routeOptions` on every read: read once.
+    const { url, config } = request.routeOptions;
+    const summarized = reply.statusCode < 400 && config.requestLog === 'summary';
     request.log[summarized ? 'debug' : 'info']({
-      method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode,
+      method: request.method, route: url ?? null, status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     }, 'request');
   });

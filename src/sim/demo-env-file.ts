@@ -10,8 +10,13 @@ import type { Keyring } from '../security/keyring.js';
 import { simulatedIngestKey } from '../security/derived-secrets.js';
 import type { DemoSeedOutcome } from './seed-demo.js';
 import { DEMO_INGEST_OEM } from './demo-fleet.js';
+import { isPostgresUrl } from '../store/connection.js';
 
-export const demoEnvFile = (sqliteFile: string): string => join(dirname(sqliteFile), 'demo.env');
+/** Beside a SQLite file; none for PostgreSQL or an in-memory database, which have no folder of their own. */
+export function demoEnvFile(database: string): string | undefined {
+  if (isPostgresUrl(database) || database === ':memory:') return undefined;
+  return join(dirname(database), 'demo.env');
+}
 
 export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: string, keyring: Keyring): void {
   if (outcome.kind === 'skipped') {
@@ -22,7 +27,7 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
   const [acme, globex] = outcome.applications;
   const lines = [
     '# Written by `telematics serve --demo` at each start (mode 0600): the demo\'s address and credentials.',
-    '# Load them into a shell with:  . data/demo.env',
+    `# Load them into a shell with:  . ${path}`,
     `BASE=${baseUrl}`,
     `CLIENT_ID=${acme!.clientId}`,
     `CLIENT_SECRET=${acme!.clientSecret}`,

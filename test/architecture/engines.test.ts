@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
+import { unsupportedNodeWarning } from '../../src/cli/node-support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -127,5 +128,21 @@ describe('engines check on made-up packages', () => {
       'd@1.0.0 (node_modules/d): engines.node "^20 || ^22" excludes 24.0.0',
       'e@1.0.0 (node_modules/e): engines.node ">= 20.19.0 < 24" excludes 24.0.0',
     ]);
+  });
+});
+
+describe('the Node.js running the CLI', () => {
+  it('when it is a supported line, then nothing is said; otherwise one warning names the supported lines and, for 24, why', () => {
+    const range = '^20.19.0 || ^22.12.0 || ^26.0.0';
+    expect(unsupportedNodeWarning('20.20.2', range)).toBeUndefined();
+    expect(unsupportedNodeWarning('22.12.0', range)).toBeUndefined();
+    expect(unsupportedNodeWarning('26.10.0', range)).toBeUndefined();
+    expect(unsupportedNodeWarning('20.18.3', range)).toMatch(/^telematics: warning: Node\.js 20\.18\.3 is not a supported version \(\^20\.19\.0 \|\| \^22\.12\.0 \|\| \^26\.0\.0\); see README/);
+    expect(unsupportedNodeWarning('24.21.0', range)).toContain('better-sqlite3 12 aborts');
+    expect(unsupportedNodeWarning('18.20.0', range)).toContain('not a supported version');
+  });
+
+  it('when the tests run, then they run on a supported line (the machine moving to another Node fails here, not silently)', () => {
+    expect(unsupportedNodeWarning()).toBeUndefined();
   });
 });

@@ -64,6 +64,10 @@ describe('npm start in a terminal and in a pipe', () => {
     expect(terminal.filter((l) => l.startsWith('{'))).toEqual([]);
     // The bar was drawn in place and replaced by its summary: nothing else ever shared its line.
     expect(terminal.filter((l) => l.includes('simulated fleet backfill'))).toEqual([expect.stringMatching(/^simulated fleet backfill: [\d,]+ records stored, 0 rejected in [\d.]+ s$/)]);
+    expect(terminal).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+$/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: simulated fleet starting \{"vehicles":6,/),
+    ]));
     for (const line of terminal.filter((l) => /^\[\d\d:\d\d:\d\d\]/.test(l))) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] (INFO|WARN): \S/);
     expect(text).not.toContain('/ingest/');
     const credentials = terminal.findIndex((l) => l.trim().startsWith('client_secret=tcs_'));

@@ -50,6 +50,16 @@ describe('the terminal of serve', () => {
     expect(lines.at(-2)).toBe('a log line');
   });
 
+  it('when stdout is piped while stderr is a terminal, then no bar is redrawn, so it cannot share a line with what goes through the pipe', () => {
+    const mixed = screen(true);
+    const terminal = new Terminal({ out: Object.assign(new Writable({ write(_c, _e, done) { done(); } }), { isTTY: false }), status: mixed.status });
+    const bar = progressBar('backfill', terminal);
+    bar.update(0, 100);
+    bar.update(50, 100);
+    expect(mixed.text()).not.toMatch(/\r|\x1b/);
+    expect(mixed.text().split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^backfill \[/), expect.stringMatching(/^backfill \[/)]);
+  });
+
   it('when logs are written for a person, then a request is one short line, secrets stay redacted, and a failure keeps its request id', () => {
     const lines: string[] = [];
     const logger = createLogger('info', humanLogDestination((text) => lines.push(text), false));

@@ -30,7 +30,7 @@ describe('Accept-Encoding negotiation', () => {
     expect(negotiateContentCoding(header)).toBe(coding);
   });
 
-  it.each(['gzip;q=2', 'gzip;q=0.0001', 'gzip;q=-1', 'gzip;q=high', 'br;q=1.5'])('when an entry\'s q is malformed (%j), then the entry is ignored', (header) => {
+  it.each(['gzip;q=2', 'gzip; q = 0', 'gzip;q =0.5', 'gzip;q=0.0001', 'gzip;q=-1', 'gzip;q=high', 'br;q=1.5'])('when an entry\'s q is malformed (%j), then the entry is ignored', (header) => {
     expect(negotiateContentCoding(header)).toBe('identity');
     expect(negotiateContentCoding(`${header}, gzip;q=0.3`)).toBe('gzip');
   });

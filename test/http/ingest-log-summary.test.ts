@@ -34,3 +34,16 @@ describe.each(DATABASE_KINDS)('ingest in the log on %s', (kind) => {
     expect(summaryLines).toHaveLength(1); // nothing new, nothing logged
   });
 });
+
+describe.each(DATABASE_KINDS)('the service\'s own ingest summary on %s', (kind) => {
+  it('when the service closes, then what arrived since the last summary is logged, not lost', async () => {
+    const svc = await startTestService(kind);
+    try {
+      expect((await svc.ingest([{ vin: '9BWZZZ377VT100001', date_time: iso(T0 - 30_000), speed: 5 }])).status).toBe(200);
+    } finally {
+      await svc.close();
+    }
+    const lines = svc.logs.map((l) => JSON.parse(l)).filter((l) => typeof l.msg === 'string' && l.msg.startsWith('ingest: '));
+    expect(lines).toEqual([expect.objectContaining({ requests: 1, accepted: 1, rejected: 0 })]);
+  });
+});

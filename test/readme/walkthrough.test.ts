@@ -54,13 +54,22 @@ describe('the README walk-through', () => {
       service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
       service.stdout!.on('data', (chunk) => { serviceOutput += String(chunk); });
       service.stderr!.on('data', (chunk) => { serviceOutput += String(chunk); });
-      // The walk-through reads trips, so it starts once the backfill is stored and trip detection has passed over it.
+      // The walk-through reads trips, so it starts once the backfill is stored and the first vehicle's trips are found.
       const deadline = Date.now() + 90_000;
+      const notReady = (what: string) => {
+        if (service!.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not get ready (${what}):\n${serviceOutput}`);
+        return new Promise((r) => setTimeout(r, 200));
+      };
+      while (!serviceOutput.includes('simulated fleet backfill: ') || !existsSync(join(folder, 'data', 'demo.env'))) await notReady('backfill');
+      const demo = Object.fromEntries(readFileSync(join(folder, 'data', 'demo.env'), 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split(/=(.*)/s).slice(0, 2)));
+      const { token } = await (await fetch(`${demo.BASE}/token`, { method: 'POST', body: new URLSearchParams({ client_id: demo.CLIENT_ID!, client_secret: demo.CLIENT_SECRET! }) })).json() as { token: string };
       for (;;) {
-        const backfilled = serviceOutput.indexOf('simulated fleet backfill: ');
-        if (backfilled >= 0 && serviceOutput.indexOf('"msg":"trips detected"', backfilled) >= 0 && existsSync(join(folder, 'data', 'demo.env'))) break;
-        if (service.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not get ready:\n${serviceOutput}`);
-        await new Promise((r) => setTimeout(r, 200));
+        const trips = await fetch(`${demo.BASE}/vehicle-trips`, {
+          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ vins: ['9BWZZZ377VT004251'], datapoints: ['start_date_time'] }),
+        });
+        if (trips.status === 200 && ((await trips.json()) as Record<string, unknown[]>)['9BWZZZ377VT004251']!.length > 0) break;
+        await notReady('trips');
       }
     }, 120_000);
 
