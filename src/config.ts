@@ -21,7 +21,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** Read at module load (the defaults are parsed then), so declared before them. */
 const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'log-level' | 'log-format' | 'duration' | 'rate' | 'trust-proxy' | 'role';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'choice' | 'duration' | 'rate' | 'trust-proxy' | 'role';
 
 interface SettingDeclaration {
   readonly key: keyof ServiceConfig;
@@ -39,6 +39,8 @@ interface SettingDeclaration {
   readonly unit?: string;
   readonly min?: number;
   readonly max?: number;
+  /** The values a `choice` takes (read case-insensitively). */
+  readonly choices?: readonly string[];
   /** Secrets are read from the environment only: flags show up in `ps`. */
   readonly secret?: boolean;
   /** A boolean that is on by default, with a `--no-…` flag to turn it off. */
@@ -111,8 +113,8 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite with `--role all`, off otherwise', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
   { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', default: false, description: 'Seed a demo fleet into an empty database and print its credentials' },
   { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, default: 120, unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
-  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'log-level', default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
-  { key: 'logFormat', flag: '--log-format', env: 'LOG_FORMAT', kind: 'log-format', default: 'auto', description: 'Log lines as JSON (`json`), or for a person (`pretty`: time, level, message, the rest on one line); `auto` is `pretty` when stdout is a terminal and JSON otherwise' },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', kind: 'choice', choices: LOG_LEVELS, default: 'info', description: `Log level: ${LOG_LEVELS.join(', ')}` },
+  { key: 'logFormat', flag: '--log-format', env: 'LOG_FORMAT', kind: 'choice', choices: LOG_FORMATS, default: 'auto', description: 'Log lines as JSON (`json`), or for a person (`pretty`: time, level, message, the rest on one line); `auto` is `pretty` when stdout is a terminal and JSON otherwise' },
   { key: 'keysFile', flag: '--keys-file', env: 'TELEMATICS_KEYS_FILE', kind: 'string', defaultText: '`<database>.keys.json` beside a SQLite file; none for PostgreSQL', description: 'JSON file with the JWT signing keys and master keys (mode 0600); see "Keys"' },
   { key: 'jwtKeys', env: 'TELEMATICS_JWT_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'JWT signing keys, base64 of ≥32 random bytes, comma-separated, current first; with TELEMATICS_MASTER_KEYS replaces the keys file' },
   { key: 'masterKeys', env: 'TELEMATICS_MASTER_KEYS', kind: 'string', secret: true, defaultText: '(none)', description: 'Master keys (encrypt sign-secrets, pepper secret hashes), base64 of ≥32 random bytes, comma-separated, current first' },
@@ -199,18 +201,11 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
       }
       return ms;
     }
-    case 'log-level': {
+    case 'choice': {
       const text = String(raw).toLowerCase();
-      if (!(LOG_LEVELS as readonly string[]).includes(text)) {
-        problems.push(`${source} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
-        return undefined;
-      }
-      return text;
-    }
-    case 'log-format': {
-      const text = String(raw).toLowerCase();
-      if (!(LOG_FORMATS as readonly string[]).includes(text)) {
-        problems.push(`${source} must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+      const choices = spec.choices ?? [];
+      if (!choices.includes(text)) {
+        problems.push(`${source} must be one of ${choices.join(', ')}, got "${raw}"`);
         return undefined;
       }
       return text;
