@@ -1,5 +1,6 @@
 /** Reading and creating a keys file: JSON, created with mode 0600 and never overwritten. */
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { replacePrivateFile } from './private-file.js';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { generateKeyringDocument, KEY_BYTES, keyId, keyringFromDocument, type Keyring, type KeyringDocument } from './keyring.js';
@@ -60,10 +61,7 @@ function readDocument(path: string): KeyringDocument {
 /** Replaces the file atomically (a crash leaves the old or the new file, never half of one). */
 function writeDocument(path: string, doc: KeyringDocument): void {
   keyringFromDocument(doc, `new keys for ${path}`);
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
+  replacePrivateFile(path, `${JSON.stringify(doc, null, 2)}\n`);
 }
 
 /** Puts a new random key of `kind` first (current); the others stay listed. Returns its id. */

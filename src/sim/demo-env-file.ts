@@ -4,10 +4,11 @@
  * instead of asking people to copy secrets off the screen. The file holds nothing the keys file
  * beside it does not already give (demo secrets are derived from the master key), and is 0600.
  */
-import { renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Keyring } from '../security/keyring.js';
 import { simulatedIngestKey } from '../security/derived-secrets.js';
+import { replacePrivateFile } from '../security/private-file.js';
 import type { DemoSeedOutcome } from './seed-demo.js';
 import { DEMO_INGEST_OEM } from './demo-fleet.js';
 import { isPostgresUrl } from '../store/connection.js';
@@ -40,8 +41,5 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,
     '',
   ];
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, lines.join('\n'), { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
+  replacePrivateFile(path, lines.join('\n'));
 }
