@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/service-process.js';
+import { renderedScreen } from '../support/rendered-screen.js';
 
 /** Runs `serve --demo` until the backfill is stored and a few seconds more, then stops it; all it wrote. */
 async function demoOutput(folder: string, inTerminal: boolean): Promise<string> {
@@ -37,17 +38,8 @@ async function demoOutput(folder: string, inTerminal: boolean): Promise<string> 
   return out;
 }
 
-/** What a terminal shows once the output is written: one entry per line. */
-function screen(raw: string): string[] {
-  const lines: string[] = [''];
-  // eslint-disable-next-line no-control-regex
-  for (const part of raw.replace(/\x1b\[\d*(;\d+)*m/g, '').split(/(\r\n|\r|\n|\x1b\[K)/)) {
-    if (part === '\r') lines[lines.length - 1] = '';
-    else if (part === '\n' || part === '\r\n') lines.push('');
-    else if (part !== '\x1b[K') lines[lines.length - 1] += part;
-  }
-  return lines.filter((l) => l !== '');
-}
+/** The screen's lines with text on them. */
+const screen = (raw: string): string[] => renderedScreen(raw).filter((l) => l !== '');
 
 describe('npm start in a terminal and in a pipe', () => {
   const folders: string[] = [];

@@ -3,23 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { progressBar } from '../../src/cli/progress-bar.js';
 import { Terminal } from '../../src/cli/terminal.js';
 import { createLogger, humanLogDestination } from '../../src/logger.js';
+import { renderedScreen } from '../support/rendered-screen.js';
 
 /** One shared screen for stdout and stderr, as on a terminal: what was written, in order. */
 function screen(isTTY: boolean) {
   let written = '';
   const stream = () => Object.assign(new Writable({ write(chunk, _e, done) { written += String(chunk); done(); } }), { isTTY });
   return { out: stream(), status: stream(), text: () => written };
-}
-
-/** What a terminal shows: carriage returns and erase-line applied, one entry per line. */
-function rendered(raw: string): string[] {
-  const lines: string[] = [''];
-  for (const part of raw.split(/(\r|\n|\x1b\[K)/)) {
-    if (part === '\r') lines[lines.length - 1] = '';
-    else if (part === '\n') lines.push('');
-    else if (part !== '\x1b[K') lines[lines.length - 1] += part;
-  }
-  return lines;
 }
 
 describe('the terminal of serve', () => {
@@ -32,7 +22,7 @@ describe('the terminal of serve', () => {
     bar.update(100, 100);
     terminal.print('second log line\n');
     bar.finish('100 records stored');
-    const lines = rendered(tty.text());
+    const lines = renderedScreen(tty.text());
     expect(lines.slice(0, 3)).toEqual(['first log line', 'second log line', expect.stringMatching(/^backfill: 100 records stored in \d+\.\d s$/)]);
     expect(lines.slice(3)).toEqual(['']);
   });
