@@ -8,6 +8,7 @@ import { COMMAND_NAMES } from './command-catalogue.js';
 import type { NameSet } from './capabilities.js';
 import { isValidVin, VIN_RULE } from './vin.js';
 import { escapeUnsafeText, unsafeTextProblem } from './safe-text.js';
+import { DEVICE_PROTOCOLS, deviceIdProblem, MAX_DIGITAL_OUTPUT, type ImmobilizerSettings, type VehicleDevice } from './trackers.js';
 import {
   CONNECTOR_KINDS, DEFAULT_TOKEN_LIFETIME, MAX_TOKEN_LIFETIME, MIN_SUPPLIED_SECRET_LENGTH,
   MIN_TOKEN_LIFETIME, OWNERSHIP_TYPES, SIM_PROFILES, VEHICLE_STATUSES,
@@ -22,6 +23,8 @@ export interface FleetOem {
   readonly ingestKey: string | undefined;
   readonly datapoints: NameSet;
   readonly commands: NameSet;
+  /** A `device` OEM's relay wiring; undefined when the file leaves it out. */
+  readonly immobilizer?: ImmobilizerSettings | undefined;
 }
 /**
  * Optional fields are undefined when the file leaves them out: a new entry then gets the default,
@@ -46,6 +49,8 @@ export interface FleetVehicle {
   readonly ownership: OwnershipType | undefined;
   readonly fuelCapacity: number | null | undefined;
   readonly sim: VehicleSimSettings | null | undefined;
+  /** The vehicle's own tracker (OEMs with the `device` connector). */
+  readonly device?: VehicleDevice | null | undefined;
 }
 
 export const FLEET_DEFAULTS = Object.freeze({
@@ -184,8 +189,9 @@ function readPlan(r: Reader, value: Json, path: string): FleetPlan {
 }
 
 function readOem(r: Reader, value: Json, path: string): FleetOem {
-  const o = r.object(value, path, ['name', 'connector', 'base_url', 'ingest_key', 'datapoints', 'commands']) ?? {};
+  const o = r.object(value, path, ['name', 'connector', 'base_url', 'ingest_key', 'datapoints', 'commands', 'immobilizer']) ?? {};
   const connector = r.choice(o.connector, `${path}.connector`, CONNECTOR_KINDS);
+  if (o.immobilizer !== undefined && connector !== 'device') r.problem(`${path}.immobilizer`, 'is only for the device connector');
   const baseUrl = r.optionalText(o.base_url, `${path}.base_url`) ?? null;
   if (baseUrl !== null && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(baseUrl)) r.problem(`${path}.base_url`, 'must be an http:// or https:// URL');
   if (connector === 'http' && baseUrl === null) r.problem(`${path}.base_url`, 'is required for the http connector');
@@ -196,7 +202,27 @@ function readOem(r: Reader, value: Json, path: string): FleetOem {
     ingestKey: r.secret(o.ingest_key, `${path}.ingest_key`),
     datapoints: r.nameSet(o.datapoints, `${path}.datapoints`, DATAPOINT_NAMES, 'datapoint'),
     commands: r.nameSet(o.commands, `${path}.commands`, COMMAND_NAMES, 'command'),
+    immobilizer: o.immobilizer === undefined ? undefined : readImmobilizer(r, o.immobilizer, `${path}.immobilizer`),
   };
+}
+
+function readImmobilizer(r: Reader, value: Json, path: string): ImmobilizerSettings {
+  const o = r.object(value, path, ['output', 'cut']) ?? {};
+  return {
+    output: o.output === undefined ? 1 : r.integer(o.output, `${path}.output`, 1, MAX_DIGITAL_OUTPUT),
+    cut: r.choice(o.cut, `${path}.cut`, ['on', 'off'] as const, 'on'),
+  };
+}
+
+function readDevice(r: Reader, value: Json, path: string): VehicleDevice | null | undefined {
+  if (value === undefined || value === null) return value;
+  const o = r.object(value, path, ['protocol', 'id']) ?? {};
+  const known = (DEVICE_PROTOCOLS as readonly unknown[]).includes(o.protocol);
+  const protocol = r.choice(o.protocol, `${path}.protocol`, DEVICE_PROTOCOLS);
+  // The id's rule is the protocol's: with no protocol known there is nothing to check it against.
+  const problem = known ? deviceIdProblem(protocol, o.id) : undefined;
+  if (problem !== undefined) r.problem(`${path}.id`, problem);
+  return { protocol, id: typeof o.id === 'string' ? o.id : '' };
 }
 
 function readApplication(r: Reader, value: Json, path: string): FleetApplication {
@@ -222,7 +248,7 @@ function readSim(r: Reader, value: Json, path: string): VehicleSimSettings | nul
 }
 
 function readVehicle(r: Reader, value: Json, path: string): FleetVehicle {
-  const o = r.object(value, path, ['vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership', 'fuel_capacity', 'sim']) ?? {};
+  const o = r.object(value, path, ['vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership', 'fuel_capacity', 'sim', 'device']) ?? {};
   if (!isValidVin(o.vin)) r.problem(`${path}.vin`, `${JSON.stringify(o.vin ?? null)} is not a valid VIN (${VIN_RULE})`);
   let fuelCapacity: number | null | undefined = o.fuel_capacity === null ? null : undefined;
   if (o.fuel_capacity !== undefined && o.fuel_capacity !== null) {
@@ -240,6 +266,7 @@ function readVehicle(r: Reader, value: Json, path: string): FleetVehicle {
     ownership: r.optionalChoice(o.ownership, `${path}.ownership`, OWNERSHIP_TYPES),
     fuelCapacity,
     sim: readSim(r, o.sim, `${path}.sim`),
+    device: readDevice(r, o.device, `${path}.device`),
   };
 }
 
@@ -278,6 +305,8 @@ export function validateFleetFile(input: Json): FleetValidation {
   checkUnique(r, companies, (c) => c.id, (i) => `companies[${i}].id`, 'company id');
   const vehicles = companies.flatMap((c, ci) => c.vehicles.map((v, vi) => ({ vin: v.vin, path: `companies[${ci}].vehicles[${vi}].vin` })));
   checkUnique(r, vehicles, (v) => v.vin, (i) => vehicles[i]!.path, 'VIN');
+  const devices = companies.flatMap((c, ci) => c.vehicles.flatMap((v, vi) => (v.device ? [{ id: v.device.id, path: `companies[${ci}].vehicles[${vi}].device.id` }] : [])));
+  checkUnique(r, devices, (d) => d.id, (i) => devices[i]!.path, 'device id');
   const apps = companies.flatMap((c, ci) => c.applications.map((a, ai) => ({ a, path: `companies[${ci}].applications[${ai}]` })));
   checkUnique(r, apps, (x) => x.a.clientId ?? '', (i) => `${apps[i]!.path}.client_id`, 'client_id');
   companies.forEach((c, ci) => checkUnique(r, c.applications, (a) => a.name, (i) => `companies[${ci}].applications[${i}].name`, 'application name'));

@@ -6,7 +6,8 @@ export type VehicleStatus = (typeof VEHICLE_STATUSES)[number];
 export const OWNERSHIP_TYPES = Object.freeze(['owned', 'financed', 'leased', 'rental'] as const);
 export type OwnershipType = (typeof OWNERSHIP_TYPES)[number];
 
-export const CONNECTOR_KINDS = Object.freeze(['sim', 'http'] as const);
+/** `device`: the OEM's vehicles are reached through their own trackers (D11), not a cloud. */
+export const CONNECTOR_KINDS = Object.freeze(['sim', 'http', 'device'] as const);
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
 
 export const SIM_PROFILES = Object.freeze(['normal', 'offline', 'moving', 'privacy', 'flaky'] as const);

@@ -19,9 +19,10 @@ import {
   insertApplication, listApplications, updateApplication, type ApplicationChanges, type ApplicationRow,
 } from '../store/applications-queries.js';
 import {
-  findCompany, findOem, findPlan, findVehicleRow, insertCompany, insertOem, insertPlan, insertVehicle,
-  updateCompany, updateOem, updatePlan, updateVehicle, type OemRow,
+  findCompany, findOem, findPlan, findVehicleByDevice, findVehicleRow, insertCompany, insertOem, insertPlan, insertVehicle,
+  updateCompany, updateOem, updatePlan, updateVehicle, type OemRow, type VehicleRow,
 } from '../store/registry-queries.js';
+import type { VehicleDevice } from '../domain/trackers.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import { generateClientId, generateClientSecret, generateIngestKey, generateSignSecret } from '../security/generated-secrets.js';
@@ -63,6 +64,7 @@ async function checkAgainstStore(db: Db, fleet: Fleet, keyring: Keyring, options
   const problems: FleetProblem[] = [];
   const planNames = new Set(fleet.plans.map((p) => p.name));
   const oemNames = new Set(fleet.oems.map((o) => o.name));
+  const fileConnectors = new Map(fleet.oems.map((o) => [o.name, o.connector as string]));
   const apps = await listApplications(db);
   for (const [oi, oem] of fleet.oems.entries()) {
     const row = await findOem(db, oem.name);
@@ -76,11 +78,13 @@ async function checkAgainstStore(db: Db, fleet: Fleet, keyring: Keyring, options
     }
     for (const [vi, vehicle] of company.vehicles.entries()) {
       const path = `companies[${ci}].vehicles[${vi}]`;
-      if (!oemNames.has(vehicle.oem) && !(await findOem(db, vehicle.oem))) problems.push({ path: `${path}.oem`, message: `unknown OEM "${vehicle.oem}"` });
+      const connector = fileConnectors.get(vehicle.oem) ?? (await findOem(db, vehicle.oem))?.connector;
+      if (connector === undefined && !oemNames.has(vehicle.oem)) problems.push({ path: `${path}.oem`, message: `unknown OEM "${vehicle.oem}"` });
       const existing = await findVehicleRow(db, vehicle.vin);
       if (existing && existing.company_id !== company.id) {
         problems.push({ path: `${path}.vin`, message: `${vehicle.vin} is registered to company "${existing.company_id}"` });
       }
+      problems.push(...await deviceProblems(db, vehicle, existing, connector, path));
     }
     for (const [ai, app] of company.applications.entries()) {
       const path = `companies[${ci}].applications[${ai}]`;
@@ -102,6 +106,23 @@ async function checkAgainstStore(db: Db, fleet: Fleet, keyring: Keyring, options
   }
   return problems;
 }
+
+/**
+ * A vehicle of a `device` OEM is reached only through its tracker, and a tracker only reaches a
+ * vehicle of such an OEM; a device id names one vehicle in the whole registry.
+ */
+async function deviceProblems(db: Db, vehicle: FleetVehicle, existing: VehicleRow | undefined, connector: string | undefined, path: string): Promise<FleetProblem[]> {
+  const device = vehicle.device === undefined ? deviceOf(existing) : vehicle.device;
+  if (connector === undefined) return [];
+  if (connector === 'device' && !device) return [{ path: `${path}.device`, message: `is required: OEM "${vehicle.oem}" reaches its vehicles through their trackers` }];
+  if (connector !== 'device' && device) return [{ path: `${path}.device`, message: `OEM "${vehicle.oem}" uses the ${connector} connector; only vehicles of a device OEM have a tracker` }];
+  if (!device) return [];
+  const holder = await findVehicleByDevice(db, device.id);
+  return holder && holder.vin !== vehicle.vin ? [{ path: `${path}.device.id`, message: `"${device.id}" is the tracker of vehicle ${holder.vin}` }] : [];
+}
+
+const deviceOf = (row: VehicleRow | undefined): VehicleDevice | null => (row?.device_protocol && row.device_id
+  ? { protocol: row.device_protocol as VehicleDevice['protocol'], id: row.device_id } : null);
 
 /** Runs one entity's write; a database error is reported against that entity's path. */
 async function at<T>(path: string, write: () => Promise<T>): Promise<T> {
@@ -166,6 +187,8 @@ async function applyOem(db: Db, oem: FleetOem, keyring: Keyring, now: number, is
   const wanted = {
     connector: oem.connector, base_url: oem.baseUrl, datapoints: serializeNameSet(oem.datapoints),
     commands: serializeNameSet(oem.commands), ingest_key_hash: ingestKeyHash(oem, row, keyring, issued),
+    device_settings: oem.connector !== 'device' ? null
+      : oem.immobilizer === undefined ? (row?.device_settings ?? null) : JSON.stringify({ immobilizer: oem.immobilizer }),
   };
   if (!row) {
     await insertOem(db, { name: oem.name, ...wanted, created_at: now, updated_at: now });
@@ -240,6 +263,8 @@ async function applyVehicle(db: Db, companyId: string, vehicle: FleetVehicle, no
     ownership: vehicle.ownership ?? row?.ownership ?? FLEET_DEFAULTS.ownership,
     fuel_capacity: vehicle.fuelCapacity === undefined ? (row?.fuel_capacity ?? null) : vehicle.fuelCapacity,
     sim: sim === undefined ? (row?.sim ?? null) : sim,
+    device_protocol: vehicle.device === undefined ? (row?.device_protocol ?? null) : (vehicle.device?.protocol ?? null),
+    device_id: vehicle.device === undefined ? (row?.device_id ?? null) : (vehicle.device?.id ?? null),
   };
   if (!row) {
     await insertVehicle(db, { vin: vehicle.vin, company_id: companyId, ...wanted, created_at: now, updated_at: now });

@@ -16,6 +16,7 @@ export const findPlan = (db: Db, name: string) => db.selectFrom('plans').selectA
 export const findOem = (db: Db, name: string) => db.selectFrom('oems').selectAll().where('name', '=', name).executeTakeFirst();
 export const findCompany = (db: Db, id: string) => db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
 export const findVehicleRow = (db: Db, vin: string) => db.selectFrom('vehicles').selectAll().where('vin', '=', vin).executeTakeFirst();
+export const findVehicleByDevice = (db: Db, deviceId: string) => db.selectFrom('vehicles').selectAll().where('device_id', '=', deviceId).executeTakeFirst();
 
 /** Replaces an OEM's ingest key hash, unless it changed meanwhile (a rotation wins). */
 export async function refreshIngestKeyHash(db: Db, name: string, previous: string, next: string): Promise<void> {

@@ -23,6 +23,8 @@ export interface OemsTable {
   ingest_key_hash: string | null;
   datapoints: string;
   commands: string;
+  /** JSON of a `device` OEM's tracker settings (migration 0010); null for other connectors. */
+  device_settings: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -64,6 +66,9 @@ export interface VehiclesTable {
   fuel_capacity: number | null;
   /** JSON of the fleet file's `sim` block; null when the vehicle is not simulated. */
   sim: string | null;
+  /** The tracker reaching the vehicle (migration 0010): `teltonika` or `osmand`, and its id. */
+  device_protocol: string | null;
+  device_id: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -150,6 +155,26 @@ export interface CommandsTable {
   lease_until: number | null;
 }
 
+/** A command's exchange with a tracker (migration 0010). */
+export interface DeviceCommandsTable {
+  command_id: string;
+  vin: string;
+  device_id: string;
+  /** The interface's command name. */
+  command: string;
+  /** The Codec 12 text sent. */
+  text: string;
+  created_at: number;
+  deadline_at: number;
+  /** Why it was never sent (a `COMMAND_ERROR_TEXTS` key), null otherwise. */
+  refusal: string | null;
+  sent_at: number | null;
+  /** The gateway instance that sent it. */
+  sent_by: string | null;
+  answered_at: number | null;
+  answer: string | null;
+}
+
 export interface IdempotencyKeysTable {
   application_id: string;
   key: string;
@@ -202,6 +227,7 @@ export interface Database {
   trips: TripsTable;
   trip_cursors: TripCursorsTable;
   commands: CommandsTable;
+  device_commands: DeviceCommandsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   event_positions: EventPositionsTable;

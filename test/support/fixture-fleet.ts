@@ -14,6 +14,7 @@ export const BETA_VINS = ['9BWAB45U8NT100004', '9BWCA05W7RP100005'] as const;
 export interface FleetJsonVehicle {
   vin: string; plate: string; oem: string; model: string; year: number;
   status?: string; ownership?: string; fuel_capacity?: number; sim?: { profile?: string; telemetry?: boolean };
+  device?: { protocol: string; id: string };
 }
 export interface FleetJsonApplication {
   name: string; client_id?: string; client_secret?: string; sign_secret?: string; token_lifetime?: number; enabled?: boolean;

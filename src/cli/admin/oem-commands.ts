@@ -20,7 +20,7 @@ export function registerOemCommands(admin: Command): void {
 
   withStoreOptions(oem.command('add').description('register an OEM; its ingest key is generated and printed once'))
     .requiredOption('--name <name>', 'OEM name')
-    .requiredOption('--connector <kind>', 'sim or http')
+    .requiredOption('--connector <kind>', 'sim, http, or device (vehicles reached through their own trackers)')
     .option('--base-url <url>', 'base URL of the automaker cloud (http connector)')
     .option('--datapoints <list>', '"*" or comma-separated datapoint names', '*')
     .option('--commands <list>', '"*" or comma-separated command names', '*')

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { findCompany, findVehicleRow } from '../../store/registry-queries.js';
 import { listAllVehicles } from '../../store/vehicles-queries.js';
 import { formatIsoLocal } from '../../domain/time.js';
+import { parseDeviceText, type VehicleDevice } from '../../domain/trackers.js';
 import { emit, table, UsageError } from '../output.js';
 import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
 import { applyRegistryChange, defined, numberFlag } from './apply-registry-change.js';
@@ -15,6 +16,7 @@ function vehicleOptions(command: Command): Command {
     .option('--status <status>', 'active or inactive')
     .option('--ownership <type>', 'owned, financed, leased or rental')
     .option('--fuel-capacity <liters>', 'tank capacity in liters')
+    .option('--device <protocol:id>', 'its own tracker, e.g. teltonika:356307042441013 or osmand:48241179 (OEMs with the device connector; `none` removes it)')
     .option('--sim-profile <profile>', 'simulate it: normal, offline, moving, privacy or flaky')
     .option('--no-sim-telemetry', 'simulated vehicle generates no telemetry');
 }
@@ -23,7 +25,17 @@ function fromFlags(opts: Record<string, string | boolean | undefined>): Record<s
   return defined({
     plate: opts.plate, oem: opts.oem, model: opts.model, year: numberFlag(opts.year as string | undefined),
     status: opts.status, ownership: opts.ownership, fuel_capacity: numberFlag(opts.fuelCapacity as string | undefined),
+    device: deviceFlag(opts.device as string | undefined),
   });
+}
+
+/** `--device teltonika:<IMEI>` as the fleet file's `device` block; `none` is null (removed). */
+function deviceFlag(text: string | undefined): VehicleDevice | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  const device = parseDeviceText(text);
+  if ('problem' in device) throw new UsageError(device.problem);
+  return device;
 }
 
 async function companyEntry(ctx: StoreContext, id: string) {
@@ -40,9 +52,10 @@ export function registerVehicleCommands(admin: Command): void {
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
       const rows = (await listAllVehicles(ctx.store.db, opts.company)).map((v) => ({
         company: v.companyId, vin: v.vin, plate: v.plate, oem: v.oem, model: v.model, year: v.year, status: v.status,
-        ownership: v.ownership, fuel_capacity: v.fuelCapacity, sim: v.sim ? JSON.parse(v.sim) : null, created: formatIsoLocal(v.createdAt),
+        ownership: v.ownership, fuel_capacity: v.fuelCapacity, sim: v.sim ? JSON.parse(v.sim) : null,
+        device: v.deviceId === null ? null : `${v.deviceProtocol}:${v.deviceId}`, created: formatIsoLocal(v.createdAt),
       }));
-      emit(ctx.output, rows, () => table(rows, ['company', 'vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership']));
+      emit(ctx.output, rows, () => table(rows, ['company', 'vin', 'plate', 'oem', 'model', 'year', 'status', 'ownership', 'device']));
     }));
 
   vehicleOptions(withStoreOptions(vehicle.command('add').description('register a vehicle')))

@@ -9,6 +9,7 @@ import { registryNotificationsMigration } from './0006-registry-notifications.js
 import { idempotencyKeysMigration } from './0007-idempotency-keys.js';
 import { eventsMigration } from './0008-events.js';
 import { tripCursorOpenTripMigration } from './0009-trip-cursor-open-trip.js';
+import { trackersMigration } from './0010-trackers.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -25,6 +26,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0007-idempotency-keys': idempotencyKeysMigration,
     '0008-events': eventsMigration(capabilities),
     '0009-trip-cursor-open-trip': tripCursorOpenTripMigration,
+    '0010-trackers': trackersMigration,
   });
 }
 
