@@ -18,6 +18,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** Traccar's ports for the two protocols, which trackers and apps are often preset to. */
+export const DEMO_TELTONIKA_PORT = 5027;
+export const DEMO_OSMAND_PORT = 5055;
+
 /** Read at module load (the defaults are parsed then), so declared before them. */
 const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -100,8 +104,18 @@ export interface ServiceConfig {
   readonly requestTimeout: number;
   /** Open connections per client address; 0 for no cap. */
   readonly connectionsPerAddress: number;
-  /** What this process runs: the API, the background workers, or both. */
+  /** What this process runs: the API, the background workers, the tracker gateway. */
   readonly role: Roles;
+  /** Tracker listeners (OPERATIONS.md "Trackers"); undefined: off. */
+  readonly teltonikaPort: number | undefined;
+  readonly teltonikaTlsPort: number | undefined;
+  readonly teltonikaTlsCert: string | undefined;
+  readonly teltonikaTlsKey: string | undefined;
+  readonly osmandPort: number | undefined;
+  /** Address of the tracker listeners; `host` when not set. */
+  readonly gatewayHost: string;
+  /** Milliseconds a connected tracker may stay silent before it is disconnected. */
+  readonly trackerIdleTimeout: number;
 }
 
 const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
@@ -109,7 +123,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'host', flag: '--host', env: 'HOST', kind: 'string', default: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
   { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', default: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
   { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, default: 10, unit: 'connections', description: 'PostgreSQL connection pool size per process' },
-  { key: 'role', flag: '--role', env: 'TELEMATICS_ROLE', kind: 'role', default: 'all', description: 'What this process runs: `api` (the HTTP API, no background work), `workers` (command polling, trip detection, vehicle presence, retention sweeps; no API listener, only the operations listener when `--ops-port` is set), or `all`. Processes with different roles on one database behave as one `all` process; see "Roles"' },
+  { key: 'role', flag: '--role', env: 'TELEMATICS_ROLE', kind: 'role', default: 'all', description: 'What this process runs: `api` (the HTTP API, no background work), `workers` (command polling, trip detection, vehicle presence, retention sweeps; no API listener, only the operations listener when `--ops-port` is set), `gateway` (the tracker listeners that are configured and the sending of commands to trackers connected to it), or `all`. Processes with different roles on one database behave as one `all` process; see "Roles"' },
   { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite with `--role all`, off otherwise', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
   { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', default: false, description: 'Seed a demo fleet into an empty database and print its credentials' },
   { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, default: 120, unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
@@ -143,6 +157,13 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
   { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, default: true, description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
+  { key: 'teltonikaPort', flag: '--teltonika-port', env: 'TELEMATICS_TELTONIKA_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off; 5027 with `--demo`, so `npm start` listens)', description: 'Listen for Teltonika trackers on this TCP and UDP port (Codec 8, 8 Extended, 16; Codec 12 commands); see "Trackers"' },
+  { key: 'teltonikaTlsPort', flag: '--teltonika-tls-port', env: 'TELEMATICS_TELTONIKA_TLS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off)', description: 'Also listen for Teltonika trackers over TLS on this port (needs `--teltonika-tls-cert` and `--teltonika-tls-key`)' },
+  { key: 'teltonikaTlsCert', flag: '--teltonika-tls-cert', env: 'TELEMATICS_TELTONIKA_TLS_CERT', kind: 'string', defaultText: '(none)', description: 'PEM certificate (chain) file of the Teltonika TLS listener' },
+  { key: 'teltonikaTlsKey', flag: '--teltonika-tls-key', env: 'TELEMATICS_TELTONIKA_TLS_KEY', kind: 'string', defaultText: '(none)', description: 'PEM private key file of the Teltonika TLS listener' },
+  { key: 'osmandPort', flag: '--osmand-port', env: 'TELEMATICS_OSMAND_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off; 5055 with `--demo`)', description: 'Listen for phone tracking apps speaking OsmAnd (Traccar Client) over HTTP on this port' },
+  { key: 'gatewayHost', flag: '--gateway-host', env: 'TELEMATICS_GATEWAY_HOST', kind: 'string', defaultText: 'the value of `--host`', description: 'Address of the tracker listeners; trackers connect from the internet, so usually 0.0.0.0 while the API stays behind a proxy' },
+  { key: 'trackerIdleTimeout', flag: '--tracker-idle-timeout', env: 'TELEMATICS_TRACKER_IDLE_TIMEOUT', kind: 'duration', min: 10_000, max: 86_400_000, default: '15m', description: 'A connected tracker that sends nothing (not even a keep-alive) for this long is disconnected; it reconnects when it has data' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, default: 1_048_576, unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ];
 
@@ -221,7 +242,7 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
     case 'role': {
       const roles = parseRoles(String(raw));
       if (roles === undefined) {
-        problems.push(`${source} must be api, workers or all (or a comma-separated list of them), got "${raw}"`);
+        problems.push(`${source} must be api, workers, gateway or all (or a comma-separated list of them), got "${raw}"`);
         return undefined;
       }
       return roles;
@@ -286,6 +307,15 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if (values.sim === undefined) values.sim = embedded && role.api && role.workers;
   else if (values.sim === true && !(role.api && role.workers)) problems.push(`${sources.sim} needs --role all: the in-process simulated fleet and automaker cloud serve both the API and the workers`);
   if (values.demo === true && !role.api) problems.push(`${sources.demo} needs the api role: it prints credentials for the API this process serves`);
+  if (values.gatewayHost === undefined) values.gatewayHost = values.host;
+  // The demo shows both paths: its fleet has simulated trackers, so it listens for them.
+  if (values.demo === true && role.gateway) {
+    values.teltonikaPort ??= DEMO_TELTONIKA_PORT;
+    values.osmandPort ??= DEMO_OSMAND_PORT;
+  }
+  const tlsSet = [values.teltonikaTlsPort, values.teltonikaTlsCert, values.teltonikaTlsKey].filter((v) => v !== undefined).length;
+  if (tlsSet !== 0 && tlsSet !== 3) problems.push('--teltonika-tls-port, --teltonika-tls-cert and --teltonika-tls-key must be set together');
+  if (tlsSet === 3 && values.teltonikaPort === undefined) problems.push('--teltonika-tls-port needs --teltonika-port (the plain TCP and UDP listener)');
   if (values.keysFile === undefined && embedded && database !== ':memory:') values.keysFile = defaultKeysFile(database);
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
@@ -325,5 +355,21 @@ export function tripSettingsOf(config: ServiceConfig) {
     latenessMs: config.tripLateness,
     retentionMs: config.tripRetention * 86_400_000,
     intervalMs: 5000,
+  };
+}
+
+/** The tracker gateway's settings as configured. */
+export function gatewaySettingsOf(config: ServiceConfig) {
+  return {
+    host: config.gatewayHost,
+    teltonikaPort: config.teltonikaPort,
+    teltonikaTls: config.teltonikaTlsPort === undefined || config.teltonikaTlsCert === undefined || config.teltonikaTlsKey === undefined
+      ? undefined : { port: config.teltonikaTlsPort, certFile: config.teltonikaTlsCert, keyFile: config.teltonikaTlsKey },
+    osmandPort: config.osmandPort,
+    intake: { retentionMs: config.telemetryRetention * 3_600_000, tripLatenessMs: config.tripLateness },
+    movingSpeedKmh: config.tripMovingSpeed,
+    loginTimeoutMs: 10_000,
+    idleTimeoutMs: config.trackerIdleTimeout,
+    commandIntervalMs: 250,
   };
 }

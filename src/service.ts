@@ -19,7 +19,9 @@ import { migrateToLatest } from './store/migrate.js';
 import { unreachableMessage } from './store/classify-error.js';
 import { openStore } from './store/open-store.js';
 import type { StoreConnection } from './store/connection.js';
-import { defaultKeysFile, tripSettingsOf } from './config.js';
+import { defaultKeysFile, gatewaySettingsOf, tripSettingsOf } from './config.js';
+import { startGateway, type RunningGateway } from './gateway/start-gateway.js';
+import { TrackerCommandLink } from './gateway/tracker-command-link.js';
 import { ConnectorRegistry } from './oem/connector-registry.js';
 import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
@@ -38,6 +40,8 @@ export interface RunningService {
   readonly opsUrl: string | undefined;
   /** The in-process simulated fleet, when `sim` is on. */
   readonly simulation: InProcessSimulation | undefined;
+  /** The tracker listeners, when this process has the gateway role and a tracker port is set. */
+  readonly gateway: RunningGateway | undefined;
   close(): Promise<void>;
 }
 
@@ -62,7 +66,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     });
     logger.info({ database: store.description, applied, role: describeRoles(config.role) }, 'database ready');
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
-    const connectors = new ConnectorRegistry({ initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000 });
+    const connectors = new ConnectorRegistry({
+      initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000,
+      trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000, movingSpeedKmh: config.tripMovingSpeed }),
+    });
     const metrics = new ServiceMetrics();
     // A workers process loads no keys: nothing it does signs, verifies or opens a secret.
     const keyring = config.role.api ? loadKeys(config, logger) : undefined;
@@ -71,9 +78,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger }, metrics);
     let address: string | undefined;
     let opsUrl: string | undefined;
+    let gateway: RunningGateway | undefined;
     try {
       if (app) address = await app.listen({ port: config.port, host: config.host });
       if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
+      if (config.role.gateway && (config.teltonikaPort !== undefined || config.osmandPort !== undefined)) {
+        gateway = await startGateway(store, clock, gatewaySettingsOf(config), metrics.registry, logger);
+      }
     } catch (error) {
       await app?.close();
       await ops?.close();
@@ -95,6 +106,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const simulation = config.sim && keyring && url
       ? await startInProcessSimulation(store.db, keyring, clock, {
         ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
+        trackers: gateway && trackerEndpoints(config.gatewayHost, gateway),
       }, logger, options.progress)
       : undefined;
     let cloud: SimulatedOemCloud | undefined;
@@ -110,16 +122,20 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {
       const envFile = demoEnvFile(config.database);
-      if (envFile) writeDemoEnv(envFile, demo, url, keyring);
-      print(demoBanner(demo, url, envFile));
+      const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
+      const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, '') };
+      if (envFile) writeDemoEnv(envFile, demo, url, keyring, trackers);
+      print(demoBanner(demo, url, envFile, trackers));
     }
     return {
       app,
       url,
       opsUrl,
       simulation,
+      gateway,
       close: async () => {
         await simulation?.stop();
+        await gateway?.close();
         await app?.close();
         await ops?.close();
         await stopWorkers?.();
@@ -131,6 +147,16 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await store.close();
     throw error;
   }
+}
+
+/** Where the simulated trackers connect: this process's own listeners, over loopback when they listen on every interface. */
+function trackerEndpoints(host: string, gateway: RunningGateway) {
+  const dial = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const urlHost = dial.includes(':') ? `[${dial}]` : dial;
+  return {
+    teltonika: gateway.teltonikaPort === undefined ? undefined : { host: dial, port: gateway.teltonikaPort },
+    osmandUrl: gateway.osmandPort === undefined ? undefined : `http://${urlHost}:${gateway.osmandPort}/`,
+  };
 }
 
 function loadKeys(config: ServiceConfig, logger: Logger): Keyring {

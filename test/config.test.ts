@@ -73,15 +73,26 @@ describe('configuration', () => {
     expect(loadConfig({}, { TELEMATICS_DOCS: 'off' }).docs).toBe(false);
   });
 
-  it('when --role is left alone, then the process runs everything; api, workers, all and lists of them read as roles', () => {
-    expect(loadConfig({}, {}).role).toEqual({ api: true, workers: true });
-    expect(loadConfig({ role: 'api' }, {}).role).toEqual({ api: true, workers: false });
-    expect(loadConfig({}, { TELEMATICS_ROLE: 'workers' }).role).toEqual({ api: false, workers: true });
-    expect(loadConfig({}, { TELEMATICS_ROLE: 'api, workers' }).role).toEqual({ api: true, workers: true });
-    expect(loadConfig({ role: 'ALL' }, { TELEMATICS_ROLE: 'api' }).role).toEqual({ api: true, workers: true });
-    for (const wrong of ['gateway', 'api,', '', 'everything']) {
-      expect(() => loadConfig({ role: wrong }, {}), wrong).toThrow(`--role must be api, workers or all (or a comma-separated list of them), got "${wrong}"`);
+  it('when --role is left alone, then the process runs everything; api, workers, gateway, all and lists of them read as roles', () => {
+    expect(loadConfig({}, {}).role).toEqual({ api: true, workers: true, gateway: true });
+    expect(loadConfig({ role: 'api' }, {}).role).toEqual({ api: true, workers: false, gateway: false });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'workers' }).role).toEqual({ api: false, workers: true, gateway: false });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'gateway' }).role).toEqual({ api: false, workers: false, gateway: true });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'api, workers' }).role).toEqual({ api: true, workers: true, gateway: false });
+    expect(loadConfig({ role: 'ALL' }, { TELEMATICS_ROLE: 'api' }).role).toEqual({ api: true, workers: true, gateway: true });
+    for (const wrong of ['gateways', 'api,', '', 'everything']) {
+      expect(() => loadConfig({ role: wrong }, {}), wrong).toThrow(`--role must be api, workers, gateway or all (or a comma-separated list of them), got "${wrong}"`);
     }
+  });
+
+  it('when tracker listeners are configured, then TLS needs its three settings and the plain port, and they listen on --host unless --gateway-host says otherwise', () => {
+    const config = loadConfig({ teltonikaPort: '5027', osmandPort: '5055' }, { HOST: '10.0.0.5' });
+    expect([config.teltonikaPort, config.osmandPort, config.gatewayHost, config.trackerIdleTimeout]).toEqual([5027, 5055, '10.0.0.5', 900_000]);
+    expect(loadConfig({ gatewayHost: '0.0.0.0' }, {}).gatewayHost).toBe('0.0.0.0');
+    expect(loadConfig({}, {}).teltonikaPort).toBeUndefined();
+    expect(() => loadConfig({ teltonikaPort: '5027', teltonikaTlsPort: '5028' }, {})).toThrow('--teltonika-tls-port, --teltonika-tls-cert and --teltonika-tls-key must be set together');
+    expect(() => loadConfig({ teltonikaTlsPort: '5028', teltonikaTlsCert: 'c.pem', teltonikaTlsKey: 'k.pem' }, {})).toThrow('--teltonika-tls-port needs --teltonika-port');
+    expect(() => loadConfig({ teltonikaPort: '70000' }, {})).toThrow('--teltonika-port must be an integer from 0 to 65535, got "70000"');
   });
 
   it('when the role is not all, then the simulator is off by default, and asking for it (or a demo without the API) is one clear error', () => {

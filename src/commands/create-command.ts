@@ -15,6 +15,7 @@ import {
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
+import { deviceTakes } from '../domain/trackers.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Clock } from '../domain/clock.js';
 import { OemFailure, type ConnectorLookup } from '../domain/oem-connector.js';
@@ -83,7 +84,8 @@ export async function createCommand(
   if (!target || target.ownership === 'rental') throw new ServiceError(errors.vinNotFound);
 
   const available = isKnownCommand(command) && target.connector !== null && target.oemCommands !== null && target.planCommands !== null
-    && allows(parseNameSet(target.oemCommands), command) && allows(parseNameSet(target.planCommands), command);
+    && allows(parseNameSet(target.oemCommands), command) && allows(parseNameSet(target.planCommands), command)
+    && deviceTakes(target.deviceProtocol, command);
   if (!available) throw new ServiceError(errors.commandUnavailable);
 
   let record: { id: string; vin: string; command: string; created_at: number };

@@ -1,7 +1,8 @@
 /**
  * Which connector serves an OEM: `http` OEMs are reached at their configured base URL; `sim` OEMs
  * at the simulated cloud when one runs in this process (otherwise they are unreachable, and a
- * command to them fails with `Failed to send command to the OEM.`).
+ * command to them fails with `Failed to send command to the OEM.`); `device` OEMs through their
+ * vehicles' trackers (the gateway's link, given by the composition root).
  */
 import { HttpConnector } from './http-connector.js';
 import { OemFailure, type CommandState, type ConnectorLookup, type OemConnector } from '../domain/oem-connector.js';
@@ -13,6 +14,8 @@ export interface ConnectorSettings {
   readonly simCloudUrl?: string | undefined;
   /** The secret that cloud requires (`Authorization: Bearer`), sent by the connector of `sim` OEMs only. */
   readonly simCloudKey?: string | undefined;
+  /** The link to vehicles reached through their own trackers (`device` OEMs). */
+  readonly trackers?: OemConnector | undefined;
 }
 
 const unreachable: OemConnector = {
@@ -30,11 +33,13 @@ export class ConnectorRegistry implements ConnectorLookup {
    * (even one whose base URL equals the cloud's).
    */
   #sim: OemConnector = unreachable;
+  readonly #trackers: OemConnector;
 
   /** The settings are read here, once: later changes to the object do not reach the registry. */
   constructor(settings: ConnectorSettings) {
     this.#initiateTimeoutMs = settings.initiateTimeoutMs;
     this.#pollTimeoutMs = settings.pollTimeoutMs;
+    this.#trackers = settings.trackers ?? unreachable;
     this.useSimulatedCloud(settings.simCloudUrl, settings.simCloudKey);
   }
 
@@ -53,6 +58,7 @@ export class ConnectorRegistry implements ConnectorLookup {
 
   for(oem: { connector: string; base_url: string | null }): OemConnector {
     if (oem.connector === 'sim') return this.#sim;
+    if (oem.connector === 'device') return this.#trackers;
     const baseUrl = oem.base_url ?? undefined;
     if (baseUrl === undefined) return unreachable;
     let connector = this.#cache.get(baseUrl);

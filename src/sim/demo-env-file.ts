@@ -9,8 +9,8 @@ import { dirname, join } from 'node:path';
 import type { Keyring } from '../security/keyring.js';
 import { simulatedIngestKey } from '../security/derived-secrets.js';
 import { replacePrivateFile } from '../security/private-file.js';
-import type { DemoSeedOutcome } from './seed-demo.js';
-import { DEMO_INGEST_OEM } from './demo-fleet.js';
+import type { DemoSeedOutcome, DemoTrackerPorts } from './seed-demo.js';
+import { DEMO_INGEST_OEM, DEMO_TRACKERS } from './demo-fleet.js';
 import { isPostgresUrl } from '../store/connection.js';
 
 /** Beside a SQLite file; none for PostgreSQL or an in-memory database, which have no folder of their own. */
@@ -19,7 +19,7 @@ export function demoEnvFile(database: string): string | undefined {
   return join(dirname(database), 'demo.env');
 }
 
-export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: string, keyring: Keyring): void {
+export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: string, keyring: Keyring, trackers: DemoTrackerPorts = {}): void {
   if (outcome.kind === 'skipped') {
     // Credentials that no longer work would only mislead.
     rmSync(path, { force: true });
@@ -39,6 +39,12 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     `# POST /ingest/${DEMO_INGEST_OEM}: the key the service derives for that simulated automaker`,
     `INGEST_OEM=${DEMO_INGEST_OEM}`,
     `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,
+    ...(trackers.osmandUrl === undefined ? [] : [
+      '# The OsmAnd listener and the demo van\'s phone id (OsmAnd has no secret: the id is the identity)',
+      `OSMAND_URL=${trackers.osmandUrl}`,
+      `PHONE_ID=${DEMO_TRACKERS.van.phone}`,
+    ]),
+    ...(trackers.teltonikaPort === undefined ? [] : [`TELTONIKA_PORT=${trackers.teltonikaPort}`]),
     '',
   ];
   replacePrivateFile(path, lines.join('\n'));

@@ -7,9 +7,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { startPeriodic, type StopLoop } from '../workers/periodic.js';
+import type { AvlRecord } from '../gateway/teltonika/avl-record.js';
 import { pushRecords } from './ingest-client.js';
 import { SimulatedVehicle, type DriveLogEntry, type VehicleStart } from './simulated-vehicle.js';
 import { sampleTelemetry, type IngestRecord } from './telemetry-sample.js';
+import { avlSample, osmandSample, type OsmandLocation } from './tracker-samples.js';
+import { TrackerUplinks, type TrackerEndpoints } from './tracker-uplinks.js';
 
 export interface SimulatedFleetVehicle {
   readonly start: VehicleStart;
@@ -19,6 +22,8 @@ export interface SimulatedFleetVehicle {
   readonly from: number;
   /** False: the vehicle lives (and answers commands) but sends no telemetry (`sim.telemetry: false`). */
   readonly telemetry?: boolean;
+  /** Its own tracker, when its OEM is a `device` OEM: records go through the gateway, not /ingest. */
+  readonly tracker?: { readonly protocol: 'teltonika' | 'osmand'; readonly id: string } | undefined;
 }
 
 export interface SimulatorOptions {
@@ -29,6 +34,8 @@ export interface SimulatorOptions {
   readonly glitchRate: number;
   readonly seed: number;
   readonly logger?: Logger | undefined;
+  /** Where simulated trackers connect; without it, vehicles with a tracker send nothing. */
+  readonly trackers?: TrackerEndpoints | undefined;
 }
 
 export interface PushReport {
@@ -45,17 +52,61 @@ interface Member {
   readonly model: SimulatedVehicle;
   /** Next grid instant this vehicle reports. */
   next: number;
+  /** The ignition at its previous sample: a tracker marks the record where it changed. */
+  ignition?: boolean;
+}
+
+/** Records waiting for one destination: an automaker's /ingest, or one tracker. */
+type Outbox =
+  | { readonly kind: 'ingest'; readonly oem: string; key: string; records: IngestRecord[] }
+  | { readonly kind: 'teltonika'; readonly id: string; records: AvlRecord[] }
+  | { readonly kind: 'osmand'; readonly id: string; records: OsmandLocation[] };
+
+/**
+ * A simulated tracker's answer to a Codec 12 command, as an FMB device words it. `setdigout`
+ * drives the relay: the demo wires it to output 1, cut when on (the default of D11).
+ */
+function trackerAnswer(vehicle: SimulatedVehicle, text: string): string {
+  const digout = /^setdigout ([01?]+)/.exec(text);
+  if (digout) {
+    const state = digout[1]![0];
+    if (state === '1' || state === '0') vehicle.immobilized = state === '1';
+    return `DOUT1:${state} Timeout:INFINITY`;
+  }
+  if (text === 'getinfo') return `RTC:${new Date().toISOString().slice(0, 16).replace('T', ' ')} RST:0 ERR:0 SR:0 BR:0 CF:0 FG:0 FL:0 UT:0 SMS:0 NOGPS:0:0 GPS:1 SAT:11 RS:3 RF:0 SF:1 MD:${vehicle.speedKmh > 0 ? 1 : 0}`;
+  return `Unknown command: ${text}`;
 }
 
 export class FleetSimulator {
   #members: Member[];
   readonly #options: SimulatorOptions;
   readonly #periodMs: number;
+  readonly #trackers: TrackerUplinks;
 
   constructor(vehicles: readonly SimulatedFleetVehicle[], options: SimulatorOptions) {
     this.#options = options;
     this.#periodMs = options.periodSeconds * 1000;
     this.#members = vehicles.map((vehicle) => this.#member(vehicle));
+    this.#trackers = new TrackerUplinks(options.trackers ?? {}, (imei, text) => {
+      const member = this.#members.find((m) => m.vehicle.tracker?.id === imei);
+      return member ? trackerAnswer(member.model, text) : `Unknown command: ${text}`;
+    });
+  }
+
+  /**
+   * Whether the vehicle sends records now: not with `sim.telemetry: false`, and a tracker only
+   * when its listener is known and it is not `offline` (an offline tracker never connects, so its
+   * commands time out).
+   */
+  #reports(member: Member): boolean {
+    const { telemetry, tracker } = member.vehicle;
+    if (telemetry === false) return false;
+    return tracker === undefined || (this.#trackers.accepts(tracker.protocol) && member.model.profile !== 'offline');
+  }
+
+  /** Closes the simulated trackers' connections. */
+  closeTrackers(): void {
+    this.#trackers.close();
   }
 
   #member(vehicle: SimulatedFleetVehicle): Member {
@@ -104,7 +155,7 @@ export class FleetSimulator {
 
   /** How many records generating up to `until` will produce. */
   pendingRecords(until: number): number {
-    return this.#members.filter((m) => m.vehicle.telemetry !== false)
+    return this.#members.filter((m) => this.#reports(m))
       .reduce((n, m) => n + Math.max(0, Math.floor((until - m.next) / this.#periodMs) + 1), 0);
   }
 
@@ -112,18 +163,37 @@ export class FleetSimulator {
   async runUntil(until: number, onProgress?: (done: number, total: number) => void, signal?: AbortSignal): Promise<PushReport> {
     const total = this.pendingRecords(until);
     const report: PushReport = { records: 0, accepted: 0, rejected: 0 };
-    const buffers = new Map<string, { key: string; records: IngestRecord[] }>();
-    const flush = async (oem: string) => {
-      const buffer = buffers.get(oem);
-      if (!buffer || buffer.records.length === 0) return;
-      const records = buffer.records;
-      buffer.records = [];
-      const answer = await pushRecords(this.#options.ingestUrl, oem, buffer.key, records);
-      report.records += records.length;
-      report.accepted += answer.accepted;
-      report.rejected += answer.rejected.length;
-      for (const r of answer.rejected.slice(0, 3)) this.#options.logger?.warn({ oem, reason: r.reason, record: records[r.index] }, 'simulated record rejected');
+    const outboxes = new Map<string, Outbox>();
+    const flush = async (outbox: Outbox) => {
+      if (outbox.records.length === 0) return;
+      const count = outbox.records.length;
+      if (outbox.kind === 'ingest') {
+        const records = outbox.records;
+        outbox.records = [];
+        const answer = await pushRecords(this.#options.ingestUrl, outbox.oem, outbox.key, records);
+        report.accepted += answer.accepted;
+        report.rejected += answer.rejected.length;
+        for (const r of answer.rejected.slice(0, 3)) this.#options.logger?.warn({ oem: outbox.oem, reason: r.reason, record: records[r.index] }, 'simulated record rejected');
+      } else if (outbox.kind === 'teltonika') {
+        const records = outbox.records;
+        outbox.records = [];
+        report.accepted += await this.#trackers.sendTeltonika(outbox.id, records);
+      } else {
+        const records = outbox.records;
+        outbox.records = [];
+        report.accepted += await this.#trackers.sendOsmand(outbox.id, records);
+      }
+      report.records += count;
       onProgress?.(report.records, total);
+    };
+    const outboxOf = (member: Member): Outbox => {
+      const { tracker, oem, ingestKey } = member.vehicle;
+      const key = tracker ? `${tracker.protocol}:${tracker.id}` : `ingest:${oem}`;
+      const existing = outboxes.get(key);
+      if (existing) return existing;
+      const outbox: Outbox = tracker ? { kind: tracker.protocol, id: tracker.id, records: [] } : { kind: 'ingest', oem, key: ingestKey, records: [] };
+      outboxes.set(key, outbox);
+      return outbox;
     };
 
     const start = Math.min(...this.#members.map((m) => m.next));
@@ -132,14 +202,19 @@ export class FleetSimulator {
         if (member.next > t) continue;
         member.model.step(t, this.#options.periodSeconds);
         member.next = t + this.#periodMs;
-        if (member.vehicle.telemetry === false) continue;
-        let buffer = buffers.get(member.vehicle.oem);
-        if (!buffer) buffers.set(member.vehicle.oem, (buffer = { key: member.vehicle.ingestKey, records: [] }));
-        buffer.records.push(sampleTelemetry(member.model, t, this.#options.glitchRate));
-        if (buffer.records.length >= BATCH_SIZE) await flush(member.vehicle.oem);
+        const ignitionChanged = member.ignition !== undefined && member.ignition !== member.model.ignitionOn;
+        member.ignition = member.model.ignitionOn;
+        if (!this.#reports(member)) continue;
+        const outbox = outboxOf(member);
+        if (outbox.kind === 'ingest') {
+          outbox.key = member.vehicle.ingestKey;
+          outbox.records.push(sampleTelemetry(member.model, t, this.#options.glitchRate));
+        } else if (outbox.kind === 'teltonika') outbox.records.push(avlSample(member.model, t, ignitionChanged));
+        else outbox.records.push(osmandSample(member.model, t));
+        if (outbox.records.length >= BATCH_SIZE) await flush(outbox);
       }
     }
-    for (const oem of buffers.keys()) await flush(oem);
+    for (const outbox of outboxes.values()) await flush(outbox);
     return report;
   }
 

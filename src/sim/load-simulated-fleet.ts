@@ -1,10 +1,13 @@
 /**
  * Which stored vehicles the in-process simulator drives: every vehicle of an OEM with the `sim`
- * connector; those with `sim.telemetry: false` live (and answer commands) but send nothing. Each resumes where its stored data ends, so the
+ * connector, and every vehicle of a `device` OEM that has a `sim` block (its simulated tracker
+ * speaks the real protocol to the gateway); those with `sim.telemetry: false` live (and answer
+ * commands) but send nothing. Each resumes where its stored data ends, so the
  * odometer never runs backwards across restarts; a vehicle with no data starts `backfillMs` ago.
  * A vehicle without a fuel capacity is simulated as electric.
  */
 import type { VehicleSimSettings } from '../domain/vehicle.js';
+import { isDeviceProtocol, type DeviceProtocol } from '../domain/trackers.js';
 import type { Keyring } from '../security/keyring.js';
 import { simulatedIngestKey } from '../security/derived-secrets.js';
 import type { Db } from '../store/connection.js';
@@ -16,10 +19,13 @@ import type { SimulatedFleetVehicle } from './fleet-simulator.js';
 export async function loadSimulatedFleet(
   db: Db, keyring: Keyring, now: number, backfillMs: number, periodMs: number, alreadySimulated: ReadonlySet<string> = new Set(),
 ): Promise<SimulatedFleetVehicle[]> {
-  const simOems = new Set((await listOems(db)).filter((o) => o.connector === 'sim').map((o) => o.name));
+  const oems = await listOems(db);
+  const simOems = new Set(oems.filter((o) => o.connector === 'sim').map((o) => o.name));
+  const deviceOems = new Set(oems.filter((o) => o.connector === 'device').map((o) => o.name));
   const fleet: SimulatedFleetVehicle[] = [];
   for (const v of await listAllVehicles(db)) {
-    if (!simOems.has(v.oem)) continue;
+    const tracked = deviceOems.has(v.oem) && v.sim !== null && isDeviceProtocol(v.deviceProtocol) && v.deviceId !== null;
+    if (!simOems.has(v.oem) && !tracked) continue;
     const sim = v.sim ? (JSON.parse(v.sim) as VehicleSimSettings) : { profile: 'normal' as const, telemetry: true };
     // A vehicle already simulated needs only its settings: where it is, the simulator knows.
     const known = alreadySimulated.has(v.vin);
@@ -28,6 +34,7 @@ export async function loadSimulatedFleet(
     const electric = v.fuelCapacity === null;
     fleet.push({
       telemetry: sim.telemetry,
+      tracker: tracked ? { protocol: v.deviceProtocol as DeviceProtocol, id: v.deviceId! } : undefined,
       oem: v.oem,
       ingestKey: simulatedIngestKey(keyring, v.oem),
       from: lastTs === undefined ? now - backfillMs : Math.max(lastTs + periodMs, now - backfillMs),

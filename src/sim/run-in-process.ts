@@ -9,6 +9,7 @@ import type { Keyring } from '../security/keyring.js';
 import type { Db } from '../store/connection.js';
 import { FleetSimulator } from './fleet-simulator.js';
 import { loadSimulatedFleet } from './load-simulated-fleet.js';
+import type { TrackerEndpoints } from './tracker-uplinks.js';
 
 /** Where the backfill reports how far it is (records pushed of the total), then its summary line. */
 export interface BackfillProgress {
@@ -29,6 +30,8 @@ export interface InProcessSimulationSettings {
   readonly periodSeconds: number;
   readonly backfillMs: number;
   readonly glitchRate: number;
+  /** The gateway's listeners, for vehicles with a simulated tracker. */
+  readonly trackers?: TrackerEndpoints | undefined;
 }
 
 export async function startInProcessSimulation(
@@ -38,6 +41,7 @@ export async function startInProcessSimulation(
   const vehicles = await loadSimulatedFleet(db, keyring, now, settings.backfillMs, settings.periodSeconds * 1000);
   const simulator = new FleetSimulator(vehicles, {
     ingestUrl: settings.ingestUrl, periodSeconds: settings.periodSeconds, glitchRate: settings.glitchRate, seed: settings.seed, logger,
+    trackers: settings.trackers,
   });
   const pending = simulator.pendingRecords(now);
   logger.info({ vehicles: vehicles.length, pending }, 'simulated fleet starting');
@@ -66,6 +70,7 @@ export async function startInProcessSimulation(
       abort.abort();
       await backfilled;
       await stopLive?.();
+      simulator.closeTrackers();
     },
   };
 }

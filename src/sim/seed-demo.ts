@@ -7,15 +7,18 @@ import type { Keyring } from '../security/keyring.js';
 import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
 
 export type DemoSeedOutcome =
-  | { readonly kind: 'seeded' | 'present'; readonly applications: readonly DemoApplication[] }
+  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly vehicles: number; readonly tracked: number }
+  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[] }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 /** Seeds the demo fleet into an empty database; on later starts, finds it again to print its credentials. */
 export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<DemoSeedOutcome> {
   const applications = demoApplications(keyring);
   if ((await countCompanies(db)) === 0) {
-    await applyFleet(db, demoFleet(keyring), keyring, now);
-    return { kind: 'seeded', applications };
+    const fleet = demoFleet(keyring);
+    await applyFleet(db, fleet, keyring, now);
+    const vehicles = fleet.companies.flatMap((c) => c.vehicles);
+    return { kind: 'seeded', applications, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
   }
   for (const app of applications) {
     const row = await findApplicationByClientId(db, app.clientId);
@@ -27,12 +30,20 @@ export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<D
   return { kind: 'present', applications };
 }
 
-export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: string): string {
+/** Where the demo's trackers connect, when this process listens for them. */
+export interface DemoTrackerPorts {
+  readonly teltonikaPort?: number | undefined;
+  readonly osmandUrl?: string | undefined;
+}
+
+export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: string, trackers: DemoTrackerPorts = {}): string {
   if (outcome.kind === 'skipped') return `Demo fleet not seeded: ${outcome.reason}.\n`;
   const [first] = outcome.applications;
   const lines = [
     '',
-    outcome.kind === 'seeded' ? 'Demo fleet seeded: 2 companies, 6 vehicles.' : 'Demo fleet present.',
+    outcome.kind === 'seeded' ? `Demo fleet seeded: 2 companies, ${outcome.vehicles} vehicles (${outcome.tracked} with their own trackers).` : 'Demo fleet present.',
+    ...(trackers.teltonikaPort === undefined ? [] : [`Teltonika trackers: TCP and UDP port ${trackers.teltonikaPort}`]),
+    ...(trackers.osmandUrl === undefined ? [] : [`OsmAnd phone apps: ${trackers.osmandUrl}`]),
     'Demo credentials (derived from this installation\'s master key; for trying the service only):',
     ...outcome.applications.map((a) =>
       `  ${a.companyName} (${a.companyId})\n    client_id=${a.clientId}\n    client_secret=${a.clientSecret}\n    sign_secret=${a.signSecret}`),

@@ -186,3 +186,11 @@ export async function expireOverdueCommands(db: Db, now: number, detail: string,
     return expired.length;
   });
 }
+
+/**
+ * The vehicle's link has news for a Pending command (a tracker answered): poll it now instead of
+ * at its backed-off time. A lease held by a worker is left alone; its own poll sees the news.
+ */
+export async function pollCommandNow(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('commands').set({ next_poll_at: now }).where('id', '=', id).where('status', '=', PENDING).execute();
+}

@@ -169,3 +169,20 @@ export function latestPositionedTelemetry(db: Db, vin: string) {
     .where('vin', '=', vin).where('latitude', 'is not', null).where('longitude', 'is not', null).where('odometer', 'is not', null)
     .orderBy('ts', 'desc').limit(1).executeTakeFirst();
 }
+
+/** The newest record's speed (null when it had none), undefined when the VIN has no record. */
+export async function latestSpeed(db: Db, vin: string): Promise<number | null | undefined> {
+  const row = await db.selectFrom('telemetry').select('speed').where('vin', '=', vin).orderBy('ts', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? undefined : row.speed;
+}
+
+/** The newest non-null value of each of `columns` for a VIN (a diagnostics answer from stored data). */
+export async function latestValues<C extends TelemetryColumn>(db: Db, vin: string, columns: readonly C[]): Promise<Partial<Record<C, number | string | null>>> {
+  const values: Partial<Record<C, number | string | null>> = {};
+  for (const column of columns) {
+    const row = await db.selectFrom('telemetry').select(column).where('vin', '=', vin).where(column, 'is not', null)
+      .orderBy('ts', 'desc').limit(1).executeTakeFirst();
+    if (row) values[column] = (row as unknown as Record<C, number | string | null>)[column];
+  }
+  return values;
+}

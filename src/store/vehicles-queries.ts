@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery } from './compiled-query.js';
 import { isValidVin } from '../domain/vin.js';
@@ -14,6 +15,8 @@ export interface VehicleRecord {
   readonly ownership: string;
   readonly fuelCapacity: number | null;
   readonly sim: string | null;
+  readonly deviceProtocol: string | null;
+  readonly deviceId: string | null;
   readonly createdAt: number;
 }
 
@@ -24,7 +27,8 @@ function vehicleQuery(db: Db) {
     .select([
       'v.vin as vin', 'v.company_id as companyId', 'c.name as companyName', 'v.plate as plate', 'v.oem as oem',
       'v.model as model', 'v.year as year', 'v.status as status', 'v.ownership as ownership',
-      'v.fuel_capacity as fuelCapacity', 'v.sim as sim', 'v.created_at as createdAt',
+      'v.fuel_capacity as fuelCapacity', 'v.sim as sim', 'v.device_protocol as deviceProtocol', 'v.device_id as deviceId',
+      'v.created_at as createdAt',
     ]);
 }
 
@@ -79,6 +83,8 @@ export interface CommandTarget {
   readonly baseUrl: string | null;
   readonly oemCommands: string | null;
   readonly planCommands: string | null;
+  /** The vehicle's tracker protocol; null when an automaker cloud reaches it. */
+  readonly deviceProtocol: string | null;
 }
 
 const commandTarget = compiledQuery(2, (db, companyId: string, vin: string) => db
@@ -88,11 +94,34 @@ const commandTarget = compiledQuery(2, (db, companyId: string, vin: string) => d
   .leftJoin('plans as p', 'p.name', 'c.plan')
   .select([
     'v.vin as vin', 'v.oem as oem', 'v.ownership as ownership', 'o.connector as connector', 'o.base_url as baseUrl',
-    'o.commands as oemCommands', 'p.commands as planCommands',
+    'o.commands as oemCommands', 'p.commands as planCommands', 'v.device_protocol as deviceProtocol',
   ])
   .where('v.company_id', '=', companyId).where('v.vin', '=', vin));
 
 /** One read on the command path: the company's vehicle with its OEM and plan, or undefined. */
 export async function findCommandTarget(db: Db, companyId: string, vin: string): Promise<CommandTarget | undefined> {
   return (await commandTarget(db, companyId, vin))[0];
+}
+
+/** The vehicle a tracker logs in as: only a vehicle of a `device` OEM, by protocol and id. */
+export interface TrackedVehicle {
+  readonly vin: string;
+  readonly oem: string;
+}
+
+const trackedVehicle = compiledQuery(2, (db, protocol: string, deviceId: string) => db
+  .selectFrom('vehicles as v')
+  .innerJoin('oems as o', 'o.name', 'v.oem')
+  .select(['v.vin as vin', 'v.oem as oem'])
+  .where('v.device_protocol', '=', protocol).where('v.device_id', '=', deviceId).where('o.connector', '=', sql.lit('device')));
+
+export async function findTrackedVehicle(db: Db, protocol: string, deviceId: string): Promise<TrackedVehicle | undefined> {
+  return (await trackedVehicle(db, protocol, deviceId))[0];
+}
+
+/** What a command to a tracked vehicle needs: its device and its OEM's tracker settings. */
+export function findVehicleTracker(db: Db, vin: string) {
+  return db.selectFrom('vehicles as v').innerJoin('oems as o', 'o.name', 'v.oem')
+    .select(['v.device_protocol as protocol', 'v.device_id as deviceId', 'v.fuel_capacity as fuelCapacity', 'o.device_settings as deviceSettings'])
+    .where('v.vin', '=', vin).executeTakeFirst();
 }

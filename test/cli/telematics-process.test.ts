@@ -38,7 +38,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     dir = mkdtempSync(join(tmpdir(), 'telematics-cli-'));
     database = await createTestDatabase(kind);
-    env = { ...process.env, LOG_LEVEL: 'info' };
+    env = { ...process.env, LOG_LEVEL: 'info', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' };
     delete env.DATABASE_URL;
     if (kind === 'postgres') {
       const keys = generateKeyringDocument();
@@ -58,14 +58,14 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
 
   it('when served with --demo, then the printed credentials work over HTTP', async () => {
     const out = served.output();
-    expect(out).toContain('Demo fleet seeded: 2 companies, 6 vehicles.');
+    expect(out).toContain('Demo fleet seeded: 2 companies, 8 vehicles (2 with their own trackers).');
     const clientId = /client_id=(demo-acme-dispatch)/.exec(out)![1]!;
     const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(out)![1]!;
     const issued = await token(served.url, clientId, secret);
     expect(issued.status).toBe(200);
     const res = await fetch(`${served.url}/vehicle`, { headers: { authorization: `Bearer ${issued.body.token}` } });
     const vehicles = (await res.json()) as { company: string }[];
-    expect(vehicles).toHaveLength(4);
+    expect(vehicles).toHaveLength(6);
     expect(new Set(vehicles.map((v) => v.company))).toEqual(new Set(['ACME Logistics']));
     expect(out).not.toMatch(/"level":50/);
     if (kind === 'sqlite') {

@@ -49,8 +49,8 @@ describe('the README walk-through', () => {
 
     beforeAll(async () => {
       folder = mkdtempSync(join(tmpdir(), 'telematics-readme-'));
-      // `npm start` is `node bin/telematics.js serve --demo`; only the port differs (a free one).
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0' };
+      // `npm start` is `node bin/telematics.js serve --demo`; only the ports differ (free ones).
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' };
       service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
       service.stdout!.on('data', (chunk) => { serviceOutput += String(chunk); });
       service.stderr!.on('data', (chunk) => { serviceOutput += String(chunk); });

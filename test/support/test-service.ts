@@ -23,6 +23,9 @@ import { CommandWorker } from '../../src/commands/command-worker.js';
 import { FleetSimulator } from '../../src/sim/fleet-simulator.js';
 import { loadSimulatedFleet } from '../../src/sim/load-simulated-fleet.js';
 import { SimulatedOemCloud, type CloudOptions } from '../../src/sim/simulated-oem-cloud.js';
+import { Registry } from 'prom-client';
+import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
+import { TrackerCommandLink } from '../../src/gateway/tracker-command-link.js';
 
 /** 2026-11-20T12:00:00Z (09:00:00 at -03:00); tests move it explicitly. */
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -72,6 +75,10 @@ export interface TestService {
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
   /** POST /ingest/{oem} with the fixture's ingest key unless another is given. */
   ingest(records: readonly unknown[], options?: { oem?: string; key?: string }): Promise<TestResponse>;
+  /** The tracker listeners (Teltonika TCP+UDP, OsmAnd) on free ports, when started with `gateway: true`. */
+  readonly gateway: RunningGateway | undefined;
+  /** Prometheus registry holding the gateway's metrics. */
+  readonly metrics: Registry;
   /** Restarts the HTTP app on the same port and database with other keys (a key rotation). */
   restartWithKeyring(keyring: Keyring): Promise<void>;
   close(): Promise<void>;
@@ -88,6 +95,8 @@ export interface TestServiceOptions {
   readonly rateLimits?: RateLimitSettings;
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
   readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary'>>;
+  /** Start the tracker gateway too; the numbers override its defaults. */
+  readonly gateway?: boolean | { readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number };
 }
 
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet(), options: TestServiceOptions = {}): Promise<TestService> {
@@ -103,7 +112,10 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const connectors = new ConnectorRegistry({ initiateTimeoutMs: 2000, pollTimeoutMs: 1000 });
+  const connectors = new ConnectorRegistry({
+    initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
+    trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: 120_000, movingSpeedKmh: 3 }),
+  });
   let simCloud: { url?: string | undefined; key?: string | undefined } = {};
   const connectorSettings: TestConnectorSettings = {
     initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
@@ -121,6 +133,13 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
   let cloud: SimulatedOemCloud | undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const metrics = new Registry();
+  const gatewayOptions = typeof options.gateway === 'object' ? options.gateway : {};
+  const gateway = options.gateway ? await startGateway(store, clock, {
+    host: '127.0.0.1', teltonikaPort: 0, teltonikaTls: undefined, osmandPort: 0,
+    intake: { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, movingSpeedKmh: 3,
+    loginTimeoutMs: gatewayOptions.loginTimeoutMs ?? 10_000, idleTimeoutMs: gatewayOptions.idleTimeoutMs ?? 900_000, commandIntervalMs: 50,
+  }, metrics, createLogger('info', sink)) : undefined;
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
@@ -146,7 +165,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
 
   let currentKeyring = keyring;
   return {
-    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, worker,
+    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, worker, gateway, metrics,
     get app() { return app; },
     get keyring() { return currentKeyring; },
     async restartWithKeyring(next) {
@@ -177,6 +196,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       });
     },
     async close() {
+      await gateway?.close();
       await app.close();
       await cloud?.close();
       await store.close().catch(() => {});

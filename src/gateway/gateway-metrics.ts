@@ -1,0 +1,40 @@
+/**
+ * What `/metrics` tells an operator about trackers, per protocol and transport: connections
+ * (open now and ever), packets by outcome, records delivered, acknowledgements sent, ids that
+ * are not registered, and commands written to trackers. A CRC failure or an unknown codec shows
+ * here as a packet outcome: the tracker gets no ack and resends, so a rising count is the sign.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export type TrackerProtocol = 'teltonika' | 'osmand';
+export type TrackerTransport = 'tcp' | 'tls' | 'udp' | 'http';
+/** `accepted` or why a packet got no ack. */
+export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invalid' | 'unknown_id' | 'store_failed';
+
+export class GatewayMetrics {
+  readonly connections: Counter<'protocol' | 'transport'>;
+  readonly open: Gauge<'protocol' | 'transport'>;
+  readonly packets: Counter<'protocol' | 'transport' | 'outcome'>;
+  readonly records: Counter<'protocol' | 'transport'>;
+  readonly acks: Counter<'protocol' | 'transport'>;
+  readonly unknownIds: Counter<'protocol' | 'transport'>;
+  readonly commands: Counter<'protocol' | 'outcome'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const labelNames = ['protocol', 'transport'] as const;
+    this.connections = new Counter({ name: 'tracker_connections_total', help: 'Tracker connections accepted', labelNames, registers });
+    this.open = new Gauge({ name: 'tracker_connections_open', help: 'Tracker connections open now', labelNames, registers });
+    this.packets = new Counter({
+      name: 'tracker_packets_total', help: 'Tracker packets (requests for OsmAnd) by outcome; only accepted ones are acknowledged',
+      labelNames: [...labelNames, 'outcome'] as const, registers,
+    });
+    this.records = new Counter({ name: 'tracker_records_total', help: 'Records read from trackers and handed to the intake', labelNames, registers });
+    this.acks = new Counter({ name: 'tracker_acks_total', help: 'Acknowledgements sent to trackers', labelNames, registers });
+    this.unknownIds = new Counter({ name: 'tracker_unknown_ids_total', help: 'Logins and packets refused because the device id is not registered', labelNames, registers });
+    this.commands = new Counter({
+      name: 'tracker_commands_total', help: 'Commands to trackers: sent, answered, blocked (vehicle moving) or lost (connection closed before the answer)',
+      labelNames: ['protocol', 'outcome'] as const, registers,
+    });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The OsmAnd protocol of phone tracking apps (Traccar Client, OsmAnd) over HTTP (research note
+ * §6): any method and path, the position in the query string (or a form body when the query is
+ * empty, as older clients send it) or, from Traccar Client 9, a JSON body. An accepted position
+ * is answered 200 with an empty body; a request that cannot be read 400; an id that is not
+ * registered 400 in the query form and 404 in the JSON form, as Traccar answers. Error bodies are
+ * `{"detail": …}` like the API's. OsmAnd has no downlink: nothing is ever sent back.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../gateway-metrics.js';
+import type { TrackerDirectory } from '../tracker-directory.js';
+import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode-osmand.js';
+
+const LABELS = { protocol: 'osmand', transport: 'http' } as const;
+/** A JSON batch of 500 locations is about 250 KB. */
+const BODY_LIMIT = 512 * 1024;
+
+export interface OsmandListener {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+function decode(request: FastifyRequest, now: number): { decoded: OsmandDecode; json: boolean } {
+  const q = request.url.indexOf('?');
+  const query = new URLSearchParams(q < 0 ? '' : request.url.slice(q + 1));
+  const body = request.body;
+  if (body !== null && typeof body === 'object') return { decoded: decodeOsmandJson(body, now), json: true };
+  if (query.size > 0) return { decoded: decodeOsmandQuery(query, now), json: false };
+  if (typeof body === 'string' && body !== '') return { decoded: decodeOsmandQuery(new URLSearchParams(body), now), json: false };
+  return { decoded: { ok: false, status: 400, reason: 'the position is missing: send id, lat, lon and timestamp in the query string' }, json: false };
+}
+
+export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger): FastifyInstance {
+  // Fastify's own info lines (its listen line) repeat the gateway's: warnings and worse only.
+  const level = logger.levels.values[logger.level]! >= logger.levels.values.warn! ? logger.level : 'warn';
+  const app = Fastify({ loggerInstance: logger.child({ listener: 'osmand' }, { level }) as FastifyBaseLogger, bodyLimit: BODY_LIMIT, logController: new LogController({ disableRequestLogging: true }), requestTimeout: 30_000 });
+  // Form bodies and whatever else a phone app sends are read as text; JSON keeps Fastify's parser.
+  app.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.server.on('connection', (socket) => {
+    metrics.connections.inc(LABELS);
+    metrics.open.inc(LABELS);
+    socket.once('close', () => metrics.open.dec(LABELS));
+  });
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) logger.error({ err: error }, 'OsmAnd request failed');
+    metrics.packets.inc({ ...LABELS, outcome: 'malformed' });
+    return reply.code(status).send({ detail: status === 500 ? 'Internal error.' : error.message });
+  });
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { decoded, json } = decode(request, directory.now());
+    if (!decoded.ok) {
+      metrics.packets.inc({ ...LABELS, outcome: 'malformed' });
+      return reply.code(400).send({ detail: decoded.reason });
+    }
+    const vehicle = await directory.find('osmand', decoded.deviceId);
+    if (!vehicle) {
+      metrics.unknownIds.inc(LABELS);
+      metrics.packets.inc({ ...LABELS, outcome: 'unknown_id' });
+      directory.logRefusal('osmand', decoded.deviceId, request.ip);
+      return reply.code(json ? 404 : 400).send({ detail: `device ${decoded.deviceId} is not registered` });
+    }
+    const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values }));
+    try {
+      await directory.deliver('osmand', decoded.deviceId, vehicle, records);
+    } catch (error) {
+      metrics.packets.inc({ ...LABELS, outcome: 'store_failed' });
+      logger.warn({ err: error, deviceId: decoded.deviceId }, 'OsmAnd position not stored');
+      return reply.code(503).send({ detail: 'The position could not be stored; send it again.' });
+    }
+    metrics.packets.inc({ ...LABELS, outcome: 'accepted' });
+    metrics.records.inc(LABELS, records.length);
+    metrics.acks.inc(LABELS);
+    return reply.code(200).send('');
+  };
+  app.route({ method: ['GET', 'POST', 'PUT'], url: '/*', handler });
+  return app;
+}
+
+export async function startOsmandListener(host: string, port: number, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger): Promise<OsmandListener> {
+  const app = buildOsmandApp(directory, metrics, logger);
+  await app.listen({ host, port });
+  const address = app.server.address();
+  return { port: typeof address === 'object' && address ? address.port : port, close: () => app.close() };
+}

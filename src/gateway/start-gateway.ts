@@ -1,0 +1,95 @@
+/**
+ * The `gateway` role: the tracker listeners that are configured (Teltonika TCP+UDP and TLS,
+ * OsmAnd HTTP) and the dispatcher that sends commands to the trackers connected here. Several
+ * gateway processes may share one database: each sends only to its own connections, and a
+ * command is marked sent by exactly one of them.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../domain/clock.js';
+import type { IntakeSettings } from '../intake/accept-telemetry.js';
+import type { StoreConnection } from '../store/connection.js';
+import { startPeriodic } from '../workers/periodic.js';
+import { GatewayMetrics } from './gateway-metrics.js';
+import { startOsmandListener, type OsmandListener } from './osmand/osmand-listener.js';
+import { startTeltonikaListener, type TeltonikaListener } from './teltonika/teltonika-listener.js';
+import { TrackerCommandDispatcher } from './tracker-command-dispatcher.js';
+import { TrackerDirectory } from './tracker-directory.js';
+import { TrackerSessions } from './tracker-sessions.js';
+
+export interface GatewaySettings {
+  readonly host: string;
+  readonly teltonikaPort: number | undefined;
+  readonly teltonikaTls: { readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly osmandPort: number | undefined;
+  readonly intake: IntakeSettings;
+  readonly movingSpeedKmh: number;
+  /** A tracker that has not logged in by then is closed. */
+  readonly loginTimeoutMs: number;
+  /** A logged-in tracker silent for this long is closed (it reconnects when it has data). */
+  readonly idleTimeoutMs: number;
+  /** How often unsent commands are looked for. */
+  readonly commandIntervalMs: number;
+}
+
+export interface RunningGateway {
+  readonly teltonikaPort: number | undefined;
+  readonly teltonikaTlsPort: number | undefined;
+  readonly osmandPort: number | undefined;
+  readonly sessions: TrackerSessions;
+  close(): Promise<void>;
+}
+
+export async function startGateway(
+  store: StoreConnection, clock: Clock, settings: GatewaySettings, registry: Registry, logger: Logger,
+): Promise<RunningGateway> {
+  const metrics = new GatewayMetrics(registry);
+  const directory = new TrackerDirectory(store, clock, settings.intake, logger);
+  const sessions = new TrackerSessions();
+  let teltonika: TeltonikaListener | undefined;
+  let osmand: OsmandListener | undefined;
+  try {
+    const teltonikaPort = settings.teltonikaPort;
+    if (teltonikaPort !== undefined) {
+      teltonika = await inUseSays('--teltonika-port / --teltonika-tls-port', () => startTeltonikaListener(
+        { host: settings.host, port: teltonikaPort, tls: settings.teltonikaTls },
+        { directory, sessions, metrics, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs },
+      ));
+      logger.info({ host: settings.host, port: teltonika.port, tlsPort: teltonika.tlsPort }, 'Teltonika trackers: TCP and UDP listening');
+    }
+    const osmandPort = settings.osmandPort;
+    if (osmandPort !== undefined) {
+      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, directory, metrics, logger));
+      logger.info({ host: settings.host, port: osmand.port }, 'OsmAnd trackers: HTTP listening');
+    }
+  } catch (error) {
+    await teltonika?.close();
+    throw error;
+  }
+  const dispatcher = new TrackerCommandDispatcher(store, sessions, clock, { movingSpeedKmh: settings.movingSpeedKmh, intervalMs: settings.commandIntervalMs }, metrics, logger);
+  const stopDispatcher = teltonika ? startPeriodic(dispatcher.periodicWorker(), { logger }) : undefined;
+  return {
+    teltonikaPort: teltonika?.port,
+    teltonikaTlsPort: teltonika?.tlsPort,
+    osmandPort: osmand?.port,
+    sessions,
+    close: async () => {
+      await stopDispatcher?.();
+      await teltonika?.close();
+      await osmand?.close();
+      await dispatcher.settle();
+      await directory.settle();
+    },
+  };
+}
+
+/** A port already taken is an operator's fix: say which setting moves it. */
+async function inUseSays<T>(setting: string, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (e.code !== 'EADDRINUSE') throw error;
+    throw new Error(`tracker port ${e.address ?? ''}:${e.port ?? '?'} is already in use (another service, or another telematics?): set ${setting} to a free port, or 0 for any`);
+  }
+}

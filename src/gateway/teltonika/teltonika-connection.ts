@@ -1,0 +1,193 @@
+/**
+ * One Teltonika tracker on TCP (or TLS): login, AVL packets, Codec 12 answers (research note §1).
+ * - The login is answered `01` when the IMEI belongs to a vehicle of a `device` OEM, else `00`
+ *   and the connection is closed; nothing it sends is stored.
+ * - A packet is acknowledged with its record count only after the intake has stored it (or
+ *   refused its records as too old or malformed: those are never better on a resend). A CRC
+ *   failure, an unknown codec or a malformed packet gets no ack and is counted: the tracker
+ *   resends. A store failure gets no ack either, and the connection is closed so the tracker
+ *   resends on a fresh one.
+ * - Frames are handled one at a time with the socket paused, so a peer that pipelines cannot
+ *   queue unbounded work; the framer bounds the bytes held.
+ * - Codec 12 frames are never acknowledged; a type 6 frame answers the command awaited.
+ * - Garbage closes the connection at once; silence closes it after the login timeout (before
+ *   the login) or the idle timeout (after it).
+ */
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { TrackedVehicle } from '../../store/vehicles-queries.js';
+import type { GatewayMetrics, TrackerTransport } from '../gateway-metrics.js';
+import type { TrackerDirectory } from '../tracker-directory.js';
+import type { TrackerSession, TrackerSessions } from '../tracker-sessions.js';
+import { loginAnswer, recordAck } from './acks.js';
+import { decodeTcpPacket } from './avl-decode.js';
+import { CODEC12_RESPONSE, encodeCodec12 } from './codec12.js';
+import { TeltonikaFramer, type TeltonikaFrame } from './framing.js';
+import { toIncomingRecords } from './to-incoming-records.js';
+
+export interface TeltonikaConnectionDeps {
+  readonly directory: TrackerDirectory;
+  readonly sessions: TrackerSessions;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  readonly loginTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxFrameBytes?: number;
+}
+
+interface AwaitedAnswer {
+  resolve(text: string): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class TeltonikaConnection implements TrackerSession {
+  readonly #socket: Socket;
+  readonly #deps: TeltonikaConnectionDeps;
+  readonly #transport: TrackerTransport;
+  readonly #framer: TeltonikaFramer;
+  readonly #labels: { protocol: 'teltonika'; transport: TrackerTransport };
+  #frames: TeltonikaFrame[] = [];
+  #working = false;
+  #closed = false;
+  #imei: string | undefined;
+  #vehicle: TrackedVehicle | undefined;
+  #ignition: boolean | undefined;
+  #awaited: AwaitedAnswer | undefined;
+
+  constructor(socket: Socket, transport: TrackerTransport, deps: TeltonikaConnectionDeps) {
+    this.#socket = socket;
+    this.#deps = deps;
+    this.#transport = transport;
+    this.#labels = { protocol: 'teltonika', transport };
+    this.#framer = new TeltonikaFramer(deps.maxFrameBytes === undefined ? {} : { maxFrameBytes: deps.maxFrameBytes });
+    deps.metrics.connections.inc(this.#labels);
+    deps.metrics.open.inc(this.#labels);
+    socket.setNoDelay(true);
+    socket.setTimeout(deps.loginTimeoutMs, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.#onClose());
+  }
+
+  get deviceId(): string {
+    return this.#imei ?? '';
+  }
+
+  get ready(): boolean {
+    return !this.#closed && this.#vehicle !== undefined && !this.#working && this.#frames.length === 0 && this.#awaited === undefined;
+  }
+
+  sendCommand(text: string, timeoutMs: number): Promise<string> {
+    if (!this.ready) return Promise.reject(new Error('connection not ready for a command'));
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => this.#settleAnswer(undefined, new Error('no answer before the deadline')), timeoutMs);
+      timer.unref();
+      this.#awaited = { resolve, reject, timer };
+      this.#socket.write(encodeCodec12(text));
+    });
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #receive(chunk: Buffer): void {
+    this.#frames.push(...this.#framer.push(chunk));
+    if (this.#frames.length > 0 && !this.#working) void this.#work();
+  }
+
+  async #work(): Promise<void> {
+    this.#working = true;
+    this.#socket.pause();
+    try {
+      while (this.#frames.length > 0 && !this.#closed) await this.#handle(this.#frames.shift()!);
+    } catch (error) {
+      this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker connection closed after an unexpected failure');
+      this.#socket.destroy();
+    } finally {
+      this.#working = false;
+      if (!this.#closed) this.#socket.resume();
+    }
+  }
+
+  async #handle(frame: TeltonikaFrame): Promise<void> {
+    switch (frame.kind) {
+      case 'ping': return;
+      case 'invalid': return this.#refuseStream(frame.reason);
+      case 'login': return this.#login(frame.imei);
+      case 'packet': return this.#packet(frame.bytes);
+    }
+  }
+
+  #refuseStream(reason: string): void {
+    this.#deps.metrics.packets.inc({ ...this.#labels, outcome: 'invalid' });
+    this.#deps.logger.debug({ reason, imei: this.#imei, address: this.#socket.remoteAddress }, 'not a Teltonika stream; connection closed');
+    this.#socket.destroy();
+  }
+
+  async #login(imei: string): Promise<void> {
+    if (this.#imei !== undefined) return this.#refuseStream('a second login on one connection');
+    this.#imei = imei;
+    const vehicle = await this.#deps.directory.find('teltonika', imei);
+    if (this.#closed) return;
+    if (!vehicle) {
+      this.#deps.metrics.unknownIds.inc(this.#labels);
+      this.#deps.directory.logRefusal('teltonika', imei, this.#socket.remoteAddress);
+      this.#socket.end(loginAnswer(false));
+      this.#closed = true;
+      return;
+    }
+    this.#vehicle = vehicle;
+    this.#socket.setTimeout(this.#deps.idleTimeoutMs);
+    this.#deps.sessions.add(this);
+    this.#socket.write(loginAnswer(true));
+  }
+
+  async #packet(bytes: Buffer): Promise<void> {
+    const vehicle = this.#vehicle;
+    if (!vehicle) return this.#refuseStream('a packet before the login');
+    const decoded = decodeTcpPacket(bytes);
+    if (!decoded.ok) {
+      this.#deps.metrics.packets.inc({ ...this.#labels, outcome: decoded.reason });
+      this.#deps.logger.debug({ imei: this.#imei, reason: decoded.reason, detail: decoded.detail }, 'tracker packet refused (no ack: the tracker resends)');
+      return;
+    }
+    if (decoded.kind === 'codec12') {
+      if (decoded.type === CODEC12_RESPONSE) this.#settleAnswer(decoded.text);
+      return;
+    }
+    const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.records, this.#ignition);
+    try {
+      await this.#deps.directory.deliver('teltonika', this.#imei!, vehicle, records);
+    } catch (error) {
+      this.#deps.metrics.packets.inc({ ...this.#labels, outcome: 'store_failed' });
+      this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker records not stored; no ack, connection closed (the tracker resends)');
+      this.#socket.destroy();
+      return;
+    }
+    this.#ignition = ignition;
+    if (this.#closed) return;
+    this.#deps.metrics.packets.inc({ ...this.#labels, outcome: 'accepted' });
+    this.#deps.metrics.records.inc(this.#labels, decoded.count);
+    this.#socket.write(recordAck(decoded.count));
+    this.#deps.metrics.acks.inc(this.#labels);
+  }
+
+  #settleAnswer(text: string | undefined, error?: Error): void {
+    const awaited = this.#awaited;
+    if (!awaited) return;
+    this.#awaited = undefined;
+    clearTimeout(awaited.timer);
+    if (text !== undefined) awaited.resolve(text);
+    else awaited.reject(error ?? new Error('connection closed'));
+  }
+
+  #onClose(): void {
+    this.#closed = true;
+    this.#frames = [];
+    this.#deps.metrics.open.dec(this.#labels);
+    this.#deps.sessions.remove(this);
+    this.#settleAnswer(undefined, new Error('connection closed before the answer'));
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The Teltonika gateway: TCP and UDP on one port (as the devices' "server port" setting expects),
+ * and optionally TLS on its own port for trackers configured for it. A tracker's IMEI is an
+ * identifier, not a secret: anyone who knows one can send records as that vehicle over plain
+ * TCP or UDP (README, "Trackers"). TLS keeps it off the wire.
+ */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import type { TrackerTransport } from '../gateway-metrics.js';
+import { TeltonikaConnection, type TeltonikaConnectionDeps } from './teltonika-connection.js';
+import { TeltonikaUdpHandler } from './teltonika-udp.js';
+
+export interface TeltonikaListenSettings {
+  readonly host: string;
+  readonly port: number;
+  /** TLS listener: its port and the PEM files of its certificate and key. */
+  readonly tls?: { readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
+}
+
+export interface TeltonikaListener {
+  /** The TCP and UDP port (the one asked for, or the one picked for 0). */
+  readonly port: number;
+  readonly tlsPort: number | undefined;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function bind(socket: UdpSocket, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+export async function startTeltonikaListener(settings: TeltonikaListenSettings, deps: TeltonikaConnectionDeps): Promise<TeltonikaListener> {
+  // Every socket, logged in or not, so closing the gateway does not wait out login timeouts.
+  const sockets = new Set<Socket>();
+  const accept = (transport: TrackerTransport) => (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    new TeltonikaConnection(socket, transport, deps);
+  };
+  const tcp = createServer(accept('tcp'));
+  const tls = settings.tls
+    ? createTlsServer({ cert: readFileSync(settings.tls.certFile), key: readFileSync(settings.tls.keyFile) }, accept('tls'))
+    : undefined;
+  const udp = createSocket(settings.host.includes(':') ? 'udp6' : 'udp4');
+  udp.on('error', (error) => deps.logger.warn({ err: error }, 'Teltonika UDP socket error'));
+  const servers: Server[] = [];
+  try {
+    const port = await listen(tcp, settings.port, settings.host);
+    servers.push(tcp);
+    await bind(udp, port, settings.host);
+    const udpHandler = new TeltonikaUdpHandler(udp, deps.directory, deps.metrics, deps.logger);
+    const tlsPort = tls ? await listen(tls, settings.tls!.port, settings.host) : undefined;
+    if (tls) servers.push(tls);
+    return {
+      port,
+      tlsPort,
+      close: async () => {
+        const closing = servers.map(closeServer);
+        deps.sessions.closeAll();
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => udp.close(() => resolve()));
+        await udpHandler.drained();
+        await Promise.all(closing);
+      },
+    };
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    try { udp.close(); } catch { /* never bound */ }
+    throw error;
+  }
+}

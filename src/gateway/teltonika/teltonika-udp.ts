@@ -1,0 +1,86 @@
+/**
+ * Teltonika over UDP (research note §2.7): every datagram names its IMEI and carries a whole AVL
+ * array, so each is checked and stored on its own, and answered with the 7-byte ack echoing the
+ * packet id and the AVL packet id (a wrong AVL packet id makes devices resend forever). Unknown
+ * IMEIs and undecodable datagrams get no answer. Datagrams of one IMEI are handled in arrival
+ * order, so the ignition state threads through them as on TCP.
+ */
+import type { Socket as UdpSocket, RemoteInfo } from 'node:dgram';
+import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../gateway-metrics.js';
+import type { TrackerDirectory } from '../tracker-directory.js';
+import { udpAck } from './acks.js';
+import { toIncomingRecords } from './to-incoming-records.js';
+import { decodeUdpDatagram } from './udp.js';
+
+const LABELS = { protocol: 'teltonika', transport: 'udp' } as const;
+/** Ignition states kept for this many IMEIs; beyond that the oldest are forgotten (no event for their next change). */
+const MAX_TRACKED = 50_000;
+/** Datagrams waiting behind one being stored; more are dropped (the device resends what was not acknowledged). */
+const MAX_QUEUED = 10_000;
+
+export class TeltonikaUdpHandler {
+  readonly #socket: UdpSocket;
+  readonly #directory: TrackerDirectory;
+  readonly #metrics: GatewayMetrics;
+  readonly #logger: Logger;
+  readonly #ignition = new Map<string, boolean | undefined>();
+  #chain: Promise<void> = Promise.resolve();
+  #queued = 0;
+
+  constructor(socket: UdpSocket, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger) {
+    this.#socket = socket;
+    this.#directory = directory;
+    this.#metrics = metrics;
+    this.#logger = logger;
+    socket.on('message', (datagram, peer) => this.#receive(datagram, peer));
+  }
+
+  #receive(datagram: Buffer, peer: RemoteInfo): void {
+    if (this.#queued >= MAX_QUEUED) return;
+    this.#queued += 1;
+    this.#chain = this.#chain.then(() => this.#handle(datagram, peer)).catch((error: unknown) => {
+      this.#logger.warn({ err: error }, 'tracker datagram failed');
+    }).finally(() => { this.#queued -= 1; });
+  }
+
+  /** Settles once the datagrams received so far are handled. */
+  drained(): Promise<void> {
+    return this.#chain;
+  }
+
+  async #handle(datagram: Buffer, peer: RemoteInfo): Promise<void> {
+    const decoded = decodeUdpDatagram(datagram);
+    if (!decoded.ok) {
+      this.#metrics.packets.inc({ ...LABELS, outcome: decoded.reason });
+      this.#logger.debug({ imei: decoded.imei, reason: decoded.reason, detail: decoded.detail, address: peer.address }, 'tracker datagram refused (no answer)');
+      return;
+    }
+    const vehicle = await this.#directory.find('teltonika', decoded.imei);
+    if (!vehicle) {
+      this.#metrics.unknownIds.inc(LABELS);
+      this.#metrics.packets.inc({ ...LABELS, outcome: 'unknown_id' });
+      this.#directory.logRefusal('teltonika', decoded.imei, peer.address);
+      return;
+    }
+    const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.avl.records, this.#ignition.get(decoded.imei));
+    try {
+      await this.#directory.deliver('teltonika', decoded.imei, vehicle, records);
+    } catch (error) {
+      this.#metrics.packets.inc({ ...LABELS, outcome: 'store_failed' });
+      this.#logger.warn({ err: error, imei: decoded.imei }, 'tracker records not stored; no answer (the tracker resends)');
+      return;
+    }
+    this.#remember(decoded.imei, ignition);
+    this.#metrics.packets.inc({ ...LABELS, outcome: 'accepted' });
+    this.#metrics.records.inc(LABELS, decoded.avl.count);
+    this.#socket.send(udpAck(decoded.packetId, decoded.avlPacketId, decoded.avl.count), peer.port, peer.address);
+    this.#metrics.acks.inc(LABELS);
+  }
+
+  #remember(imei: string, ignition: boolean | undefined): void {
+    this.#ignition.delete(imei);
+    if (this.#ignition.size >= MAX_TRACKED) this.#ignition.delete(this.#ignition.keys().next().value!);
+    this.#ignition.set(imei, ignition);
+  }
+}

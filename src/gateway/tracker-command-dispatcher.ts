@@ -1,0 +1,109 @@
+/**
+ * Sends commands to the trackers connected to this gateway (D11). Each pass reads the unsent
+ * exchange rows (the partial index holds only those) and, for a tracker connected here and
+ * ready (its last records acknowledged, no answer awaited: Codec 12 answers carry no id, so one
+ * command at a time), marks the row sent and then writes the command. Marking first means a
+ * crash between the two loses the command (it ends as `Command timeout.`) rather than sending
+ * it twice after a restart. An ignition command is checked against the vehicle's latest record
+ * once more just before it goes: a vehicle that started moving while it waited is not cut.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { StoreConnection } from '../store/connection.js';
+import { pollCommandNow } from '../store/commands-queries.js';
+import { claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, type DeviceCommandRow } from '../store/device-commands-queries.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
+import { isMoving } from './tracker-command-link.js';
+import type { TrackerSessions } from './tracker-sessions.js';
+
+export interface DispatcherSettings {
+  readonly movingSpeedKmh: number;
+  /** How often unsent commands are looked for, ms. */
+  readonly intervalMs: number;
+}
+
+const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
+const BATCH = 200;
+
+export class TrackerCommandDispatcher {
+  readonly gatewayId = `gateway-${randomUUID()}`;
+  readonly #store: StoreConnection;
+  readonly #sessions: TrackerSessions;
+  readonly #clock: Clock;
+  readonly #settings: DispatcherSettings;
+  readonly #metrics: GatewayMetrics;
+  readonly #logger: Logger;
+  /** Answers being written: awaited on close so none is lost to a shutdown. */
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(store: StoreConnection, sessions: TrackerSessions, clock: Clock, settings: DispatcherSettings, metrics: GatewayMetrics, logger: Logger) {
+    this.#store = store;
+    this.#sessions = sessions;
+    this.#clock = clock;
+    this.#settings = settings;
+    this.#metrics = metrics;
+    this.#logger = logger;
+  }
+
+  /** One pass; returns how many commands were sent. */
+  async runOnce(): Promise<number> {
+    if (this.#sessions.size === 0) return 0;
+    const rows = await listUnsentDeviceCommands(this.#store.db, this.#clock.now(), BATCH);
+    let sent = 0;
+    for (const row of rows) {
+      const session = this.#sessions.get(row.device_id);
+      if (!session?.ready) continue;
+      if (IGNITION_COMMANDS.has(row.command) && await isMoving(this.#store, row.vin, this.#settings.movingSpeedKmh)) {
+        await refuseDeviceCommand(this.#store.db, row.command_id, 'blocked');
+        await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
+        this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'blocked' });
+        continue;
+      }
+      if (!session.ready || !(await claimDeviceCommand(this.#store.db, row.command_id, this.gatewayId, this.#clock.now()))) continue;
+      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(0, row.deadline_at - this.#clock.now()))));
+      this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'sent' });
+      sent += 1;
+    }
+    return sent;
+  }
+
+  async #exchange(row: DeviceCommandRow, answer: Promise<string>): Promise<void> {
+    let text: string;
+    try {
+      text = await answer;
+    } catch (error) {
+      this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'lost' });
+      this.#logger.info({ command: row.command_id, vin: row.vin, reason: (error as Error).message }, 'tracker did not answer a command; it ends at its deadline');
+      return;
+    }
+    this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'answered' });
+    try {
+      await recordDeviceAnswer(this.#store.db, row.command_id, text, this.#clock.now());
+      await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
+    } catch (error) {
+      this.#logger.warn({ command: row.command_id, err: error }, 'could not store a tracker answer; the command ends at its deadline');
+    }
+  }
+
+  #track(work: Promise<void>): void {
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  /** Waits for answers already received to be stored. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  periodicWorker(): PeriodicWorker {
+    return {
+      name: 'tracker commands',
+      intervalMs: this.#settings.intervalMs,
+      busyIntervalMs: this.#settings.intervalMs,
+      retryAfterMs: 1000,
+      runOnce: async () => ({ more: (await this.runOnce()) > 0 }),
+    };
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The link port (domain/oem-connector.ts) for vehicles reached through their own trackers (D11).
+ * `initiate` writes the command's exchange row (its Codec 12 text) for whichever gateway holds
+ * the tracker's connection to send; `poll` reads what came of it. Nothing here touches a socket,
+ * so the API, the workers and the gateway may run in different processes (`serve --role`).
+ *
+ * Status URLs are `device:<command id>`. A command is refused before anything is sent when the
+ * vehicle's latest record moves faster than the moving threshold (a relay cut at speed is
+ * dangerous); it is not retried, and a tracker that never connects leaves it to the deadline.
+ */
+import type { Clock } from '../domain/clock.js';
+import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from '../domain/oem-connector.js';
+import { formatSpacedLocal } from '../domain/time.js';
+import { parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
+import type { StoreConnection } from '../store/connection.js';
+import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
+import { latestSpeed, latestValues } from '../store/telemetry-queries.js';
+import { findVehicleTracker } from '../store/vehicles-queries.js';
+
+export interface TrackerLinkSettings {
+  /** How long an unsent command waits for its tracker: the command's own deadline. */
+  readonly commandTimeoutMs: number;
+  /** D9's moving threshold: faster than this, ignition commands are blocked. */
+  readonly movingSpeedKmh: number;
+}
+
+const STATUS_PREFIX = 'device:';
+const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
+
+/** Whether the vehicle's newest record says it is moving (ignition commands wait for it to stop). */
+export async function isMoving(store: StoreConnection, vin: string, movingSpeedKmh: number): Promise<boolean> {
+  const speed = await latestSpeed(store.db, vin);
+  return typeof speed === 'number' && speed > movingSpeedKmh;
+}
+
+export class TrackerCommandLink implements OemConnector {
+  readonly #store: StoreConnection;
+  readonly #clock: Clock;
+  readonly #settings: TrackerLinkSettings;
+
+  constructor(store: StoreConnection, clock: Clock, settings: TrackerLinkSettings) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#settings = settings;
+  }
+
+  async initiate(request: CommandRequest): Promise<{ statusUrl: string }> {
+    const tracker = await findVehicleTracker(this.#store.db, request.vin);
+    const text = trackerCommandText(request.command, parseImmobilizer(tracker?.deviceSettings ?? null));
+    if (!tracker?.deviceId || text === undefined) throw new OemFailure('initiate', `vehicle ${request.vin} has no tracker that takes ${request.command}`);
+    const now = this.#clock.now();
+    const blocked = IGNITION_COMMANDS.has(request.command) && await isMoving(this.#store, request.vin, this.#settings.movingSpeedKmh);
+    await insertDeviceCommand(this.#store.db, {
+      command_id: request.commandId, vin: request.vin, device_id: tracker.deviceId, command: request.command, text, created_at: now,
+      deadline_at: now + this.#settings.commandTimeoutMs, refusal: blocked ? 'blocked' : null,
+    });
+    return { statusUrl: `${STATUS_PREFIX}${request.commandId}` };
+  }
+
+  async poll(statusUrl: string): Promise<CommandState> {
+    const row = statusUrl.startsWith(STATUS_PREFIX) ? await findDeviceCommand(this.#store.db, statusUrl.slice(STATUS_PREFIX.length)) : undefined;
+    if (!row) return { state: 'error', reason: 'internal' };
+    if (row.refusal !== null) return { state: 'error', reason: row.refusal };
+    if (row.answered_at === null) return { state: 'pending' };
+    return { state: 'success', result: await this.#result(row.vin, row.command, row.answered_at) };
+  }
+
+  /**
+   * What the interface's result fields can say. The tracker's own answer (`DOUT1:ON …`, getinfo's
+   * runtime report) has no field there; it stays in the exchange row for the operator.
+   */
+  async #result(vin: string, command: string, answeredAt: number): Promise<Record<string, unknown>> {
+    const date_time = formatSpacedLocal(answeredAt);
+    if (command === 'disable_ignition') return { ignition: 'disabled', date_time };
+    if (command === 'enable_ignition') return { ignition: 'enabled', date_time };
+    const latest = await latestValues(this.#store.db, vin, ['odometer', 'fuel_level']);
+    const tracker = await findVehicleTracker(this.#store.db, vin);
+    const capacity = tracker?.fuelCapacity ?? null;
+    const level = typeof latest.fuel_level === 'number' ? latest.fuel_level : null;
+    return {
+      odometer: latest.odometer ?? undefined,
+      fuel_level: level,
+      fuel_capacity: capacity,
+      fuel_amount: level !== null && capacity !== null ? Math.round(level * capacity) / 100 : null,
+      date_time,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * A command's exchange with a tracker (migration 0010). Each transition is one guarded
+ * statement: a row is sent at most once (`sent_at` is set by one gateway, before the bytes leave),
+ * refused only while unsent, and answered only once sent.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from './connection.js';
+import type { DeviceCommandsTable } from './schema.js';
+
+export type DeviceCommandRow = Selectable<DeviceCommandsTable>;
+
+export async function insertDeviceCommand(db: Db, row: Insertable<DeviceCommandsTable>): Promise<void> {
+  await db.insertInto('device_commands').values(row).execute();
+}
+
+export function findDeviceCommand(db: Db, commandId: string): Promise<DeviceCommandRow | undefined> {
+  return db.selectFrom('device_commands').selectAll().where('command_id', '=', commandId).executeTakeFirst();
+}
+
+/** Commands still to send whose deadline has not passed, oldest first (a tracker answers in order). */
+export function listUnsentDeviceCommands(db: Db, now: number, limit: number): Promise<DeviceCommandRow[]> {
+  return db.selectFrom('device_commands').selectAll()
+    .where('sent_at', 'is', null).where('deadline_at', '>', now).where('refusal', 'is', null)
+    .orderBy('created_at').limit(limit).execute();
+}
+
+/** Marks the command sent by `gateway`; true for the one caller that may write it to the tracker. */
+export async function claimDeviceCommand(db: Db, commandId: string, gateway: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('device_commands').set({ sent_at: now, sent_by: gateway })
+    .where('command_id', '=', commandId).where('sent_at', 'is', null).where('refusal', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** The command will never be sent, for `reason` (a command error reason). */
+export async function refuseDeviceCommand(db: Db, commandId: string, reason: string): Promise<void> {
+  await db.updateTable('device_commands').set({ refusal: reason })
+    .where('command_id', '=', commandId).where('sent_at', 'is', null).where('refusal', 'is', null).execute();
+}
+
+export async function recordDeviceAnswer(db: Db, commandId: string, answer: string, now: number): Promise<void> {
+  await db.updateTable('device_commands').set({ answer, answered_at: now })
+    .where('command_id', '=', commandId).where('sent_at', 'is not', null).where('answered_at', 'is', null).execute();
+}

@@ -1,0 +1,104 @@
+/**
+ * Commands to trackers (D11) over real sockets: the API writes the command, the gateway sends it
+ * as Codec 12 on the tracker's open connection, the tracker answers, and the command worker ends
+ * it, exactly as it ends a command to an automaker cloud.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
+import { commandClient, type CommandClient } from '../support/command-client.js';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { SECRETS } from '../support/fixture-fleet.js';
+import { startTestService, T0, type TestService } from '../support/test-service.js';
+import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';
+
+const { vin, imei } = TRACKED.teltonika;
+
+describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
+  let svc: TestService;
+  let alpha: CommandClient;
+  let tracker: TeltonikaTrackerClient;
+  let answers: Record<string, string>;
+
+  beforeAll(async () => {
+    svc = await startTestService(kind, trackerFleet(), { gateway: true });
+    alpha = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+    answers = { 'setdigout 1': 'DOUT1:1 Timeout:INFINITY', 'setdigout 0': 'DOUT1:0 Timeout:INFINITY', getinfo: 'INI:2026/11/20 8:00 RTC:2026/11/20 8:59 RST:2 ERR:1 SR:0 BR:0 CF:0 FG:0 FL:0 UT:0 SMS:0 NOGPS:0:0 GPS:3 SAT:9 RS:7 RF:0 SF:1 MD:0' };
+    tracker = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: (text) => answers[text] ?? '' });
+    await tracker.connect();
+    expect(await tracker.send([avlRecord(T0 - 5000, { speed: 0, odometerM: 250_000, fuelPct: 40 })])).toBe(1);
+  });
+  afterAll(async () => {
+    tracker?.close();
+    await svc?.close();
+  });
+
+  /** Creates (and confirms) a command, then runs the worker with the clock until it ends. */
+  async function run(v: string, command: string, maxSeconds = 20) {
+    let created = await alpha.send({ vin: v, command });
+    if (created.body.status === 'Confirmation') created = await alpha.send({ vin: v, command, code: created.body.code });
+    expect(created.body.status).toBe('Pending');
+    for (let s = 0; s < maxSeconds; s += 1) {
+      if (s < 10) await new Promise((resolve) => setTimeout(resolve, 60)); // the gateway's dispatcher runs every 50 ms of real time
+      svc.clock.advance(1000);
+      await svc.worker.runOnce();
+      const res = await alpha.status(created.body.id);
+      if (res.body.status !== 'Pending') return res.body;
+    }
+    return (await alpha.status(created.body.id)).body;
+  }
+
+  it('when disable_ignition is confirmed for a parked vehicle, then the tracker receives setdigout 1, answers, and the command ends Success', async () => {
+    const sent = tracker.commands.length;
+    expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Success', detail: { ignition: 'disabled', date_time: expect.any(String) } });
+    expect(tracker.commands.slice(sent)).toEqual(['setdigout 1']);
+    const exchange = await svc.store.db.selectFrom('device_commands').select(['text', 'answer', 'sent_by']).where('vin', '=', vin).where('command', '=', 'disable_ignition').executeTakeFirst();
+    expect(exchange).toMatchObject({ text: 'setdigout 1', answer: 'DOUT1:1 Timeout:INFINITY', sent_by: expect.stringMatching(/^gateway-/) });
+    expect(await run(vin, 'enable_ignition')).toMatchObject({ status: 'Success', detail: { ignition: 'enabled' } });
+    expect(tracker.commands.at(-1)).toBe('setdigout 0');
+  });
+
+  it('when diagnostics is asked, then the tracker gets getinfo and the answer carries the latest stored odometer and fuel', async () => {
+    expect(await run(vin, 'diagnostics')).toMatchObject({
+      status: 'Success', detail: { odometer: 250, fuel_level: 40, fuel_capacity: 60, fuel_amount: 24, date_time: expect.any(String) },
+    });
+    expect(tracker.commands.at(-1)).toBe('getinfo');
+  });
+
+  it('when the vehicle\'s latest record is moving, then an ignition command ends Commands blocked. and nothing reaches the tracker', async () => {
+    expect(await tracker.send([avlRecord(svc.clock.now() - 1000, { speed: 42 })])).toBe(1);
+    const sent = tracker.commands.length;
+    expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Error', detail: 'Commands blocked.' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tracker.commands.length).toBe(sent);
+    expect(await tracker.send([avlRecord(svc.clock.now() - 500, { speed: 0 })])).toBe(1);
+  });
+
+  it('when the tracker is not connected, then the command waits and ends Command timeout. at its deadline', async () => {
+    expect(await run(TRACKED.silent.vin, 'diagnostics', 130)).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+    const exchange = await svc.store.db.selectFrom('device_commands').select(['sent_at']).where('vin', '=', TRACKED.silent.vin).executeTakeFirst();
+    expect(exchange).toEqual({ sent_at: null });
+  });
+
+  it('when the connection drops after a command was sent and before its answer, then it is not sent again on the next connection and ends at its deadline', async () => {
+    const mute = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: () => { mute.close(); return ''; } });
+    await mute.connect(); // replaces the tracker's older connection
+    const created = await alpha.send({ vin, command: 'diagnostics' });
+    await expect.poll(() => mute.commands.length, { timeout: 5000 }).toBe(1);
+    const again = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: () => 'late' });
+    await again.connect();
+    for (let s = 0; s < 130; s += 1) {
+      svc.clock.advance(1000);
+      await svc.worker.runOnce();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(again.commands).toEqual([]);
+    expect((await alpha.status(created.body.id)).body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+    again.close();
+  });
+
+  it('when the vehicle is tracked by a phone (OsmAnd), then no command is available for it', async () => {
+    const res = await alpha.send({ vin: TRACKED.phone.vin, command: 'diagnostics' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Command not found or unauthorized access.' });
+  });
+});
