@@ -10,7 +10,10 @@ import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/avl-en
 import { CODEC_8, CODEC_8E, CODEC_16 } from '../../src/gateway/teltonika/avl-record.js';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
+import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
 import { DATABASE_KINDS } from '../support/databases.js';
+import { move, stand, syntheticDrive } from '../support/synthetic-drive.js';
 import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';
@@ -31,7 +34,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     await svc?.close();
   });
 
-  const tracker = async (id = imei, onCommand?: (text: string) => string) => {
+  const tracker = async (id: string = imei, onCommand?: (text: string) => string) => {
     const t = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: id, responseTimeoutMs: 5000, ...(onCommand ? { onCommand } : {}) });
     trackers.push(t);
     await t.connect();
@@ -146,5 +149,17 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     expect((await answer).toString('hex')).toBe('0005cafe010702');
     udp.close();
     expect((await vehicleData(vin, at, at + 1000)).map((r) => r.speed)).toEqual([1, 1]);
+  });
+
+  it('when a tracker reports a drive, then it becomes a trip of POST /vehicle-trips', async () => {
+    const t = await tracker(TRACKED.silent.imei);
+    const start = T0 - 3 * 3_600_000;
+    const drive = syntheticDrive(start, [stand(120), move(60, 8 * 60), stand(12 * 60)]);
+    const records = drive.map((r) => avlRecord(r.ts, { lat: r.latitude!, lon: r.longitude!, speed: r.speed!, odometerM: Math.round(r.odometer! * 1000), fuelPct: Math.round(r.fuelLevel!) }));
+    for (let i = 0; i < records.length; i += 40) expect(await t.send(records.slice(i, i + 40))).toBe(Math.min(40, records.length - i));
+    await runTripDetectionOnce(svc.store, svc.clock, { thresholds: DEFAULT_TRIP_THRESHOLDS, latenessMs: 60_000, retentionMs: 90 * 86_400_000, intervalMs: 5000 }, { expire: false });
+    const res = await svc.request('POST', '/vehicle-trips', { json: { vins: [TRACKED.silent.vin], datapoints: ['start_date_time', 'end_date_time', 'distance', 'max_speed'] }, headers: auth });
+    expect(res.body[TRACKED.silent.vin]).toEqual([{ start_date_time: '2026-11-20T06:02:10', end_date_time: '2026-11-20T06:10:00', distance: 7.833, max_speed: 60 }]);
+    t.close();
   });
 });

@@ -96,7 +96,7 @@ export interface TestServiceOptions {
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
   readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary'>>;
   /** Start the tracker gateway too; the numbers override its defaults. */
-  readonly gateway?: boolean | { readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number };
+  readonly gateway?: boolean | { readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
 }
 
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet(), options: TestServiceOptions = {}): Promise<TestService> {
@@ -136,7 +136,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const metrics = new Registry();
   const gatewayOptions = typeof options.gateway === 'object' ? options.gateway : {};
   const gateway = options.gateway ? await startGateway(store, clock, {
-    host: '127.0.0.1', teltonikaPort: 0, teltonikaTls: undefined, osmandPort: 0,
+    host: '127.0.0.1', teltonikaPort: 0, teltonikaTls: gatewayOptions.tls && { port: 0, ...gatewayOptions.tls }, osmandPort: 0,
     intake: { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, movingSpeedKmh: 3,
     loginTimeoutMs: gatewayOptions.loginTimeoutMs ?? 10_000, idleTimeoutMs: gatewayOptions.idleTimeoutMs ?? 900_000, commandIntervalMs: 50,
   }, metrics, createLogger('info', sink)) : undefined;
