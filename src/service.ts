@@ -91,7 +91,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       throw error;
     }
     if (opsUrl) logger.info({ url: opsUrl }, 'operations listener (/metrics, /healthz, /readyz)');
-    else if (!app) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
+    else if (!app && !gateway) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
     else if (!isLoopbackHost(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
     // Background work starts only once the service is up, so a failed start leaves nothing running.
     const stopWorkers: StopLoop | undefined = config.role.workers

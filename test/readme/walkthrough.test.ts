@@ -40,6 +40,11 @@ describe('the README walk-through', () => {
     expect(matchesLine('a…b…c', 'abc')).toBe(true);
     expect(matchesLine('a…b…c', 'acb')).toBe(false);
     expect(matchesLine('ab…ba', 'aba')).toBe(false);
+    // A `…` for a whole JSON string cannot swallow the objects after it (a list shown shorter than it is).
+    expect(matchesLine('[{"v":"1","at":"…"}]', '[{"v":"1","at":"x"}]')).toBe(true);
+    expect(matchesLine('[{"v":"1","at":"…"}]', '[{"v":"1","at":"x"},{"v":"2","at":"y"}]')).toBe(false);
+    expect(matchesLine('{"id":"…","n":…}', '{"id":"a","n":1,"m":{"k":"v"}}')).toBe(true);
+    expect(matchesLine('{"id":"…","n":1}', '{"id":"a","x":"b","n":1}')).toBe(false);
   });
 
   describe('run against npm start\'s demo', () => {

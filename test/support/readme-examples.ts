@@ -99,19 +99,25 @@ function matchLines(expected: readonly string[], e: number, actual: readonly str
   return a < actual.length && matchesLine(expected[e]!, actual[a]!) && matchLines(expected, e + 1, actual, a + 1);
 }
 
-/** `…` matches any run of characters; the rest is literal. Linear: answers can be megabytes. */
+/**
+ * `…` matches any run of characters, but a `…` standing for a whole JSON string (`"…"`) matches
+ * no quote: it cannot swallow the fields or objects after it. The rest is literal. Each piece is
+ * found at its first place (linear: answers can be megabytes).
+ */
 export function matchesLine(pattern: string, line: string): boolean {
   const parts = pattern.split(ELLIPSIS);
   if (parts.length === 1) return pattern === line;
   const first = parts[0]!;
   const last = parts[parts.length - 1]!;
   if (!line.startsWith(first) || line.length < first.length + last.length || !line.endsWith(last)) return false;
+  const inString = (i: number) => parts[i]!.endsWith('"') && parts[i + 1]!.startsWith('"');
   let at = first.length;
   const end = line.length - last.length;
-  for (const middle of parts.slice(1, -1)) {
-    const found = line.indexOf(middle, at);
-    if (found < 0 || found + middle.length > end) return false;
-    at = found + middle.length;
+  for (let i = 1; i < parts.length - 1; i += 1) {
+    const found = line.indexOf(parts[i]!, at);
+    if (found < 0 || found + parts[i]!.length > end) return false;
+    if (inString(i - 1) && line.slice(at, found).includes('"')) return false;
+    at = found + parts[i]!.length;
   }
-  return true;
+  return !(inString(parts.length - 2) && line.slice(at, end).includes('"'));
 }

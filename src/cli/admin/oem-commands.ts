@@ -36,7 +36,7 @@ export function registerOemCommands(admin: Command): void {
 
   withStoreOptions(oem.command('set').description('change an OEM'))
     .requiredOption('--name <name>', 'OEM name')
-    .option('--connector <kind>', 'sim or http')
+    .option('--connector <kind>', 'sim, http or device')
     .option('--base-url <url>', 'base URL of the automaker cloud')
     .option('--datapoints <list>', '"*" or comma-separated datapoint names')
     .option('--commands <list>', '"*" or comma-separated command names')
