@@ -10,6 +10,7 @@ import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.
 import { UsageError } from './output.js';
 import { progressBar } from './progress-bar.js';
 import { SimulatedOemCloud } from '../sim/simulated-oem-cloud.js';
+import type { TrackerEndpoints } from '../sim/tracker-uplinks.js';
 
 interface OemSimOptions {
   faultInitiateErrorRate: string;
@@ -28,6 +29,8 @@ interface OemSimOptions {
   glitchRate: string;
   ingestKey?: string;
   apiKey?: string;
+  teltonika?: string;
+  osmandUrl?: string;
   logLevel: string;
 }
 
@@ -35,6 +38,19 @@ function number(value: string, flag: string, min: number, max: number): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`${flag} must be a number from ${min} to ${max}`);
   return n;
+}
+
+/** `--teltonika host:port` and `--osmand-url`, checked. */
+function trackerEndpoints(opts: OemSimOptions): TrackerEndpoints {
+  let teltonika: TrackerEndpoints['teltonika'];
+  if (opts.teltonika !== undefined) {
+    const m = /^(.+):(\d{1,5})$/.exec(opts.teltonika);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) throw new UsageError('--teltonika must be HOST:PORT, e.g. 127.0.0.1:5027');
+    teltonika = { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+  }
+  if (opts.osmandUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.osmandUrl)) throw new UsageError('--osmand-url must be an http:// or https:// URL');
+  return { teltonika, osmandUrl: opts.osmandUrl };
 }
 
 export function registerOemSim(program: Command): void {
@@ -51,6 +67,8 @@ export function registerOemSim(program: Command): void {
     .option('--glitch-rate <share>', 'share of samples with one faulty value', '0.002')
     .option('--ingest-key <key>', 'ingest key for OEMs whose key is not in the file (env TELEMATICS_INGEST_KEY)')
     .option('--api-key <key>', 'secret the cloud requires as Authorization: Bearer on every request, at least 32 characters (env TELEMATICS_OEM_SIM_KEY, which keeps it out of ps); none by default, so keep the cloud on loopback')
+    .option('--teltonika <host:port>', 'the service\'s Teltonika listener: vehicles of device OEMs with a teltonika device and a sim block connect there as trackers')
+    .option('--osmand-url <url>', 'the service\'s OsmAnd listener, e.g. http://127.0.0.1:5055: vehicles with an osmand device and a sim block post there')
     .option('--fault-initiate-error-rate <share>', 'share of command initiations the cloud answers with 500', '0')
     .option('--fault-missing-status-url-rate <share>', 'share of initiations answered without a status URL', '0')
     .option('--fault-status-delay <ms>', 'delay added to every status call', '0')
@@ -94,7 +112,7 @@ export function registerOemSim(program: Command): void {
       }
       if (vehicles.length === 0) throw new UsageError(`${opts.fleet} has no vehicle of an OEM with the sim connector`);
       const logger = createLogger(opts.logLevel as 'info');
-      const simulator = new FleetSimulator(vehicles, { ingestUrl: opts.ingestUrl, periodSeconds, glitchRate, seed, logger });
+      const simulator = new FleetSimulator(vehicles, { ingestUrl: opts.ingestUrl, periodSeconds, glitchRate, seed, logger, trackers: trackerEndpoints(opts) });
       const faults = {
         initiateErrorRate: number(opts.faultInitiateErrorRate, '--fault-initiate-error-rate', 0, 1),
         missingStatusUrlRate: number(opts.faultMissingStatusUrlRate, '--fault-missing-status-url-rate', 0, 1),
@@ -122,6 +140,7 @@ export function registerOemSim(program: Command): void {
         process.once('SIGINT', resolve);
       });
       await stop();
+      simulator.closeTrackers();
       await cloud.close();
     });
 }
