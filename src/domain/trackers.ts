@@ -74,11 +74,21 @@ export function trackerCommandText(command: string, immobilizer: ImmobilizerSett
   return `setdigout ${'?'.repeat(immobilizer.output - 1)}${state}`;
 }
 
-/** Stored OEM tracker settings (JSON) read back; anything unreadable is the default. */
-export function parseImmobilizer(stored: string | null): ImmobilizerSettings {
+/**
+ * Stored OEM tracker settings (JSON, written by the fleet file's checks) read back: none stored is
+ * the default; settings that cannot be read are undefined, and no relay command is guessed from them.
+ */
+export function parseImmobilizer(stored: string | null): ImmobilizerSettings | undefined {
   if (stored === null) return DEFAULT_IMMOBILIZER;
-  const value = JSON.parse(stored) as { immobilizer?: Partial<ImmobilizerSettings> } | null;
-  const im = value?.immobilizer;
-  const output = typeof im?.output === 'number' && Number.isInteger(im.output) && im.output >= 1 && im.output <= MAX_DIGITAL_OUTPUT ? im.output : 1;
-  return { output, cut: im?.cut === 'off' ? 'off' : 'on' };
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    return undefined;
+  }
+  const im = (value as { immobilizer?: unknown } | null)?.immobilizer;
+  if (im === undefined) return DEFAULT_IMMOBILIZER;
+  const { output, cut } = (im ?? {}) as Partial<ImmobilizerSettings>;
+  if (typeof output !== 'number' || !Number.isInteger(output) || output < 1 || output > MAX_DIGITAL_OUTPUT || (cut !== 'on' && cut !== 'off')) return undefined;
+  return { output, cut };
 }

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
 import { pollCommandNow } from '../store/commands-queries.js';
-import { claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, type DeviceCommandRow } from '../store/device-commands-queries.js';
+import { claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, type UnsentDeviceCommand } from '../store/device-commands-queries.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import { isMoving } from './tracker-command-link.js';
@@ -25,7 +25,10 @@ export interface DispatcherSettings {
 }
 
 const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
-const BATCH = 200;
+/** Rows read per pass: unsent commands are only those still Pending (deadline 2 min by default). */
+const BATCH = 1000;
+/** A command with less time than this before its deadline is not sent: its answer could not land in time. */
+const SEND_MARGIN_MS = 5000;
 
 export class TrackerCommandDispatcher {
   readonly gatewayId = `gateway-${randomUUID()}`;
@@ -50,7 +53,7 @@ export class TrackerCommandDispatcher {
   /** One pass; returns how many commands were sent. */
   async runOnce(): Promise<number> {
     if (this.#sessions.size === 0) return 0;
-    const rows = await listUnsentDeviceCommands(this.#store.db, this.#clock.now(), BATCH);
+    const rows = await listUnsentDeviceCommands(this.#store.db, this.#clock.now(), SEND_MARGIN_MS, BATCH);
     let sent = 0;
     for (const row of rows) {
       const session = this.#sessions.get(row.device_id);
@@ -62,14 +65,14 @@ export class TrackerCommandDispatcher {
         continue;
       }
       if (!session.ready || !(await claimDeviceCommand(this.#store.db, row.command_id, this.gatewayId, this.#clock.now()))) continue;
-      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(0, row.deadline_at - this.#clock.now()))));
+      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(1000, row.command_deadline - this.#clock.now()))));
       this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'sent' });
       sent += 1;
     }
     return sent;
   }
 
-  async #exchange(row: DeviceCommandRow, answer: Promise<string>): Promise<void> {
+  async #exchange(row: UnsentDeviceCommand, answer: Promise<string>): Promise<void> {
     let text: string;
     try {
       text = await answer;

@@ -14,7 +14,7 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
-import { latestSpeed, latestValues } from '../store/telemetry-queries.js';
+import { latestValues, recentSpeed } from '../store/telemetry-queries.js';
 import { findVehicleTracker } from '../store/vehicles-queries.js';
 
 export interface TrackerLinkSettings {
@@ -26,11 +26,19 @@ export interface TrackerLinkSettings {
 
 const STATUS_PREFIX = 'device:';
 const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
+/** How far back a speed still counts when the newest records have none (no GPS fix: a tunnel). */
+const SPEED_WINDOW_MS = 10 * 60_000;
+/** An FMB tracker answers `setdigout` with the outputs' states (`DOUT1:ON Timeout:INFINITY`). */
+const DIGOUT_ANSWER = /DOUT\d/i;
 
-/** Whether the vehicle's newest record says it is moving (ignition commands wait for it to stop). */
+/**
+ * Whether the vehicle was moving at its newest known speed (ignition commands wait for it to
+ * stop). A vehicle with no speed in its last 10 minutes of records is taken as standing: a
+ * tracker parked without a fix, in a garage, must still take commands.
+ */
 export async function isMoving(store: StoreConnection, vin: string, movingSpeedKmh: number): Promise<boolean> {
-  const speed = await latestSpeed(store.db, vin);
-  return typeof speed === 'number' && speed > movingSpeedKmh;
+  const speed = await recentSpeed(store.db, vin, SPEED_WINDOW_MS);
+  return speed !== undefined && speed > movingSpeedKmh;
 }
 
 export class TrackerCommandLink implements OemConnector {
@@ -46,8 +54,9 @@ export class TrackerCommandLink implements OemConnector {
 
   async initiate(request: CommandRequest): Promise<{ statusUrl: string }> {
     const tracker = await findVehicleTracker(this.#store.db, request.vin);
-    const text = trackerCommandText(request.command, parseImmobilizer(tracker?.deviceSettings ?? null));
-    if (!tracker?.deviceId || text === undefined) throw new OemFailure('initiate', `vehicle ${request.vin} has no tracker that takes ${request.command}`);
+    const immobilizer = parseImmobilizer(tracker?.deviceSettings ?? null);
+    const text = immobilizer && trackerCommandText(request.command, immobilizer);
+    if (!tracker?.deviceId || !text) throw new OemFailure('initiate', `vehicle ${request.vin} has no tracker that takes ${request.command}`);
     const now = this.#clock.now();
     const blocked = IGNITION_COMMANDS.has(request.command) && await isMoving(this.#store, request.vin, this.#settings.movingSpeedKmh);
     await insertDeviceCommand(this.#store.db, {
@@ -62,6 +71,8 @@ export class TrackerCommandLink implements OemConnector {
     if (!row) return { state: 'error', reason: 'internal' };
     if (row.refusal !== null) return { state: 'error', reason: row.refusal };
     if (row.answered_at === null) return { state: 'pending' };
+    // An ignition command answered with anything but output states was not run (`Unknown command`).
+    if (IGNITION_COMMANDS.has(row.command) && !DIGOUT_ANSWER.test(row.answer ?? '')) return { state: 'error', reason: 'unsupported' };
     return { state: 'success', result: await this.#result(row.vin, row.command, row.answered_at) };
   }
 

@@ -1,9 +1,9 @@
 /**
  * Which vehicle a tracker is, and the one way tracker records enter the intake. A login or a
  * datagram names a device id; only a vehicle of a `device` OEM with that protocol and id answers
- * to it. Lookups go through the registry cache, unknown ids included, so a scanner trying ids
- * costs no query per attempt while the registry is unchanged. Refusals are logged at most once a
- * minute per id, and at most 100 ids a minute in all.
+ * to it. Lookups go through the registry cache, unknown ids included: a refused id tried again
+ * costs no query while the registry is unchanged (a new id costs one). Refusals are logged at
+ * most once a minute per id, and at most 100 ids a minute in all.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';

@@ -71,7 +71,7 @@ function trackerAnswer(vehicle: SimulatedVehicle, text: string): string {
   if (digout) {
     const state = digout[1]![0];
     if (state === '1' || state === '0') vehicle.immobilized = state === '1';
-    return `DOUT1:${state} Timeout:INFINITY`;
+    return `DOUT1:${state === '1' ? 'ON' : state === '0' ? 'OFF' : 'IGNORED'} Timeout:INFINITY`;
   }
   if (text === 'getinfo') return `RTC:${new Date().toISOString().slice(0, 16).replace('T', ' ')} RST:0 ERR:0 SR:0 BR:0 CF:0 FG:0 FL:0 UT:0 SMS:0 NOGPS:0:0 GPS:1 SAT:11 RS:3 RF:0 SF:1 MD:${vehicle.speedKmh > 0 ? 1 : 0}`;
   return `Unknown command: ${text}`;

@@ -17,11 +17,20 @@ export function findDeviceCommand(db: Db, commandId: string): Promise<DeviceComm
   return db.selectFrom('device_commands').selectAll().where('command_id', '=', commandId).executeTakeFirst();
 }
 
-/** Commands still to send whose deadline has not passed, oldest first (a tracker answers in order). */
-export function listUnsentDeviceCommands(db: Db, now: number, limit: number): Promise<DeviceCommandRow[]> {
-  return db.selectFrom('device_commands').selectAll()
-    .where('sent_at', 'is', null).where('deadline_at', '>', now).where('refusal', 'is', null)
-    .orderBy('created_at').limit(limit).execute();
+export type UnsentDeviceCommand = DeviceCommandRow & { readonly command_deadline: number };
+
+/**
+ * Commands still to send, oldest first: unsent, not refused, and still Pending with at least
+ * `marginMs` before the command's own deadline (a relay switched after the API said
+ * `Command timeout.` would be a lie). `command_deadline` is that deadline.
+ */
+export async function listUnsentDeviceCommands(db: Db, now: number, marginMs: number, limit: number): Promise<UnsentDeviceCommand[]> {
+  const rows = await db.selectFrom('device_commands as d').innerJoin('commands as c', 'c.id', 'd.command_id')
+    .selectAll('d').select('c.deadline_at as command_deadline')
+    .where('d.sent_at', 'is', null).where('d.refusal', 'is', null).where('d.deadline_at', '>', now)
+    .where('c.status', '=', 'Pending').where('c.deadline_at', '>', now + marginMs)
+    .orderBy('d.created_at').limit(limit).execute();
+  return rows.map((r) => ({ ...r, command_deadline: Number(r.command_deadline) }));
 }
 
 /** Marks the command sent by `gateway`; true for the one caller that may write it to the tracker. */

@@ -170,10 +170,16 @@ export function latestPositionedTelemetry(db: Db, vin: string) {
     .orderBy('ts', 'desc').limit(1).executeTakeFirst();
 }
 
-/** The newest record's speed (null when it had none), undefined when the VIN has no record. */
-export async function latestSpeed(db: Db, vin: string): Promise<number | null | undefined> {
-  const row = await db.selectFrom('telemetry').select('speed').where('vin', '=', vin).orderBy('ts', 'desc').limit(1).executeTakeFirst();
-  return row === undefined ? undefined : row.speed;
+/**
+ * The newest known speed among a VIN's records of the `windowMs` before its newest record
+ * (a record without a GPS fix has no speed: the one before it tells). Undefined when none has one.
+ */
+export async function recentSpeed(db: Db, vin: string, windowMs: number): Promise<number | undefined> {
+  const newest = await latestTelemetryTs(db, vin);
+  if (newest === undefined) return undefined;
+  const row = await db.selectFrom('telemetry').select('speed').where('vin', '=', vin).where('ts', '>=', newest - windowMs)
+    .where('speed', 'is not', null).orderBy('ts', 'desc').limit(1).executeTakeFirst();
+  return row?.speed ?? undefined;
 }
 
 /** The newest non-null value of each of `columns` for a VIN (a diagnostics answer from stored data). */

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/avl-encode.js';
 import { CODEC_8, CODEC_8E, CODEC_16 } from '../../src/gateway/teltonika/avl-record.js';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
+import { crc16Ibm } from '../../src/gateway/teltonika/crc16.js';
+import { encodeCodec12 } from '../../src/gateway/teltonika/codec12.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
@@ -19,6 +21,34 @@ import { startTestService, T0, type TestService } from '../support/test-service.
 import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 
 const { vin, imei } = TRACKED.teltonika;
+
+/** A TCP frame around `data` (codec id … count 2, hex) with its correct CRC. */
+function withCrc(dataHex: string): Buffer {
+  const data = Buffer.from(dataHex, 'hex');
+  const frame = Buffer.alloc(data.length + 12);
+  frame.writeUInt32BE(data.length, 4);
+  data.copy(frame, 8);
+  frame.writeUInt32BE(crc16Ibm(data), data.length + 8);
+  return frame;
+}
+
+/** Opens a raw connection, writes `bytes` (in steps, `gapMs` apart), and resolves with what came back and how long until the gateway closed it. */
+function rawSession(port: number, steps: readonly Buffer[], gapMs = 0): Promise<{ received: string; closedAfterMs: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const received: Buffer[] = [];
+    const socket = connect({ host: '127.0.0.1', port }, async () => {
+      for (const step of steps) {
+        if (socket.destroyed) break;
+        socket.write(step);
+        if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+      }
+    });
+    socket.on('data', (b: Buffer) => received.push(b));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve({ received: Buffer.concat(received).toString('hex'), closedAfterMs: Date.now() - started }));
+  });
+}
 
 describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   let svc: TestService;
@@ -114,9 +144,12 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     const crcBefore = await metric('tracker_packets_total', { transport: 'tcp', outcome: 'crc' });
     expect(await t.sendExpectingNoAck(badCrc, 400)).toBe(true);
     expect(await metric('tracker_packets_total', { transport: 'tcp', outcome: 'crc' })).toBe(crcBefore + 1);
-    // Codec 13 (device → server serial data) is not an AVL codec: no ack.
-    const codec13 = Buffer.from('00000000000000110d01060000000968656c6c6f2077726c01', 'hex');
-    expect(await t.sendExpectingNoAck(Buffer.concat([codec13, Buffer.from('0000d0f2', 'hex')]), 400)).toBe(true);
+    // Codec 13 (device → server serial data, here with a correct CRC) is not an AVL codec: no ack.
+    const codecBefore = await metric('tracker_packets_total', { transport: 'tcp', outcome: 'codec' });
+    expect(await t.sendExpectingNoAck(withCrc('0d01060000000968656c6c6f2077726c01'), 400)).toBe(true);
+    expect(await metric('tracker_packets_total', { transport: 'tcp', outcome: 'codec' })).toBe(codecBefore + 1);
+    // A Codec 12 answer nobody asked for is not acknowledged either (Codec 12 never is).
+    expect(await t.sendExpectingNoAck(encodeCodec12('DOUT1:ON', 6), 400)).toBe(true);
     expect(await t.sendRaw(good)).toBe(1);
     t.close();
   });
@@ -139,6 +172,40 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     });
     expect(await closed(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'))).toBeLessThan(1000);
     expect(await closed()).toBeGreaterThanOrEqual(250); // the login timeout of this service is 300 ms
+  });
+
+  it('when the stream breaks the protocol (a packet before the login, a second login, a frame over 64 KiB), then the gateway closes it without an ack', async () => {
+    const port = svc.gateway!.teltonikaPort!;
+    const packet = encodeTcpPacket(CODEC_8E, [avlRecord(T0 - 15_000)]);
+    expect(await rawSession(port, [packet])).toMatchObject({ received: '' });
+    expect(await rawSession(port, [encodeLogin(imei), encodeLogin(imei)])).toMatchObject({ received: '01' });
+    const oversized = Buffer.alloc(8);
+    oversized.writeUInt32BE(70_000, 4);
+    expect(await rawSession(port, [encodeLogin(imei), oversized])).toMatchObject({ received: '01' });
+  });
+
+  it('when keep-alive bytes keep coming but no login, then the login deadline still closes the connection', async () => {
+    const pings = Array.from({ length: 12 }, () => Buffer.from([0xff]));
+    const { received, closedAfterMs } = await rawSession(svc.gateway!.teltonikaPort!, pings, 50);
+    expect(received).toBe('');
+    expect(closedAfterMs).toBeGreaterThanOrEqual(250);
+    expect(closedAfterMs).toBeLessThan(550); // the login timeout of this service is 300 ms; the pings ran 600 ms
+  });
+
+  it('when a datagram is malformed or names an unknown IMEI, then it gets no answer and is counted', async () => {
+    const udp = createSocket('udp4');
+    const answers: Buffer[] = [];
+    udp.on('message', (m) => answers.push(m));
+    const unknownBefore = await metric('tracker_unknown_ids_total', { transport: 'udp' });
+    const malformedBefore = await metric('tracker_packets_total', { transport: 'udp', outcome: 'malformed' });
+    const port = svc.gateway!.teltonikaPort!;
+    udp.send(encodeUdpDatagram({ packetId: 1, avlPacketId: 1, imei: '359999999999999' }, CODEC_8E, [avlRecord(T0 - 5000)]), port, '127.0.0.1');
+    udp.send(Buffer.from('not a teltonika datagram'), port, '127.0.0.1');
+    await expect.poll(() => metric('tracker_unknown_ids_total', { transport: 'udp' })).toBe(unknownBefore + 1);
+    await expect.poll(() => metric('tracker_packets_total', { transport: 'udp', outcome: 'malformed' })).toBe(malformedBefore + 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(answers).toEqual([]);
+    udp.close();
   });
 
   it('when a datagram arrives over UDP, then the answer echoes the packet id and AVL packet id with the count, and the data is stored', async () => {

@@ -4,6 +4,9 @@
  * it, exactly as it ends a command to an automaker cloud.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSocket } from 'node:dgram';
+import { CODEC_8E } from '../../src/gateway/teltonika/avl-record.js';
+import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
 import { DATABASE_KINDS } from '../support/databases.js';
@@ -73,9 +76,42 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     expect(await tracker.send([avlRecord(svc.clock.now() - 500, { speed: 0 })])).toBe(1);
   });
 
+  it('when the tracker answers an ignition command with anything but output states, then it ends Unsupported commands.', async () => {
+    answers['setdigout 1'] = 'Unknown command';
+    try {
+      expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Error', detail: 'Unsupported commands.' });
+    } finally {
+      answers['setdigout 1'] = 'DOUT1:1 Timeout:INFINITY';
+    }
+  });
+
+  it('when the vehicle starts moving while its ignition command waits for the tracker, then it is refused when the tracker connects, and nothing is sent', async () => {
+    const silent = TRACKED.silent;
+    let created = await alpha.send({ vin: silent.vin, command: 'disable_ignition' });
+    created = await alpha.send({ vin: silent.vin, command: 'disable_ignition', code: created.body.code });
+    expect(created.body.status).toBe('Pending');
+    const udp = createSocket('udp4');
+    const acked = new Promise((resolve) => udp.once('message', resolve));
+    udp.send(encodeUdpDatagram({ packetId: 9, avlPacketId: 9, imei: silent.imei }, CODEC_8E, [avlRecord(svc.clock.now() - 1000, { speed: 60 })]), svc.gateway!.teltonikaPort!, '127.0.0.1');
+    await acked;
+    udp.close();
+    const late = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: silent.imei, onCommand: () => 'DOUT1:ON' });
+    await late.connect();
+    let status = (await alpha.status(created.body.id)).body;
+    for (let s = 0; s < 40 && status.status === 'Pending'; s += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      svc.clock.advance(500);
+      await svc.worker.runOnce();
+      status = (await alpha.status(created.body.id)).body;
+    }
+    expect(status).toMatchObject({ status: 'Error', detail: 'Commands blocked.' });
+    expect(late.commands).toEqual([]);
+    late.close();
+  });
+
   it('when the tracker is not connected, then the command waits and ends Command timeout. at its deadline', async () => {
     expect(await run(TRACKED.silent.vin, 'diagnostics', 130)).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
-    const exchange = await svc.store.db.selectFrom('device_commands').select(['sent_at']).where('vin', '=', TRACKED.silent.vin).executeTakeFirst();
+    const exchange = await svc.store.db.selectFrom('device_commands').select(['sent_at']).where('vin', '=', TRACKED.silent.vin).where('command', '=', 'diagnostics').executeTakeFirst();
     expect(exchange).toEqual({ sent_at: null });
   });
 

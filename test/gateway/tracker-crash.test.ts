@@ -86,20 +86,28 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
       await holder.close();
     }
     client.close();
+    // Not acknowledged, and not stored: the tracker still holds it and sends it again.
+    const check = openStore(database.url, { poolSize: 1 });
+    expect((await check.db.selectFrom('telemetry').select('ts').where('vin', '=', t!.vin).execute()).length).toBe(0);
+    await check.close();
   });
 
   it('when the service is killed while five trackers send, then every acknowledged record is stored', async () => {
     const port = await serve();
     const start = Date.now() - 6 * 86_400_000; // room for 500,000 one-second instants before "now"
     const acknowledged = new Map<string, number>();
+    /** Each tracker's packet that got no ack when the service died: a device sends it again. */
+    const unacknowledged = new Map<string, ReturnType<typeof avlRecord>[]>();
+    const packetOf = (n: number, packet: number) => Array.from({ length: 10 }, (_, i) => avlRecord(start + (packet * 10 + i) * 1000 + n, { speed: 10 }));
     const senders = TRACKERS.map(async (t, n) => {
       const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port, imei: t.imei, responseTimeoutMs: 5000 });
       await client.connect();
       for (let packet = 0; ; packet += 1) {
-        const records = Array.from({ length: 10 }, (_, i) => avlRecord(start + (packet * 10 + i) * 1000 + n, { speed: 10 }));
+        const records = packetOf(n, packet);
         try {
           acknowledged.set(t.vin, (acknowledged.get(t.vin) ?? 0) + await client.send(records));
         } catch {
+          unacknowledged.set(t.vin, records);
           return; // the service is gone
         }
       }
@@ -109,15 +117,28 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
     served = undefined;
     await Promise.all(senders);
 
-    const store = openStore(database.url, { poolSize: 1 });
-    try {
-      for (const t of TRACKERS) {
-        const stored = (await store.db.selectFrom('telemetry').select('ts').where('vin', '=', t.vin).execute()).length;
-        expect(acknowledged.get(t.vin), t.vin).toBeGreaterThan(0);
-        expect(stored, t.vin).toBeGreaterThanOrEqual(acknowledged.get(t.vin)!);
+    const stored = async (vin: string) => {
+      const store = openStore(database.url, { poolSize: 1 });
+      try {
+        return (await store.db.selectFrom('telemetry').select('ts').where('vin', '=', vin).execute()).length;
+      } finally {
+        await store.close();
       }
-    } finally {
-      await store.close();
+    };
+    for (const t of TRACKERS) {
+      expect(acknowledged.get(t.vin), t.vin).toBeGreaterThan(0);
+      expect(await stored(t.vin), t.vin).toBeGreaterThanOrEqual(acknowledged.get(t.vin)!);
+    }
+
+    // Restarted, each tracker sends its unacknowledged packet again: acknowledged, and stored once.
+    const again = await serve();
+    for (const t of TRACKERS) {
+      const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port: again, imei: t.imei, responseTimeoutMs: 5000 });
+      await client.connect();
+      expect(await client.send(unacknowledged.get(t.vin)!)).toBe(10);
+      expect(await client.send(unacknowledged.get(t.vin)!)).toBe(10);
+      client.close();
+      expect(await stored(t.vin), t.vin).toBe(acknowledged.get(t.vin)! + 10);
     }
   });
 });

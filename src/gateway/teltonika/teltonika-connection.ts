@@ -9,9 +9,15 @@
  *   resends on a fresh one.
  * - Frames are handled one at a time with the socket paused, so a peer that pipelines cannot
  *   queue unbounded work; the framer bounds the bytes held.
- * - Codec 12 frames are never acknowledged; a type 6 frame answers the command awaited.
- * - Garbage closes the connection at once; silence closes it after the login timeout (before
- *   the login) or the idle timeout (after it).
+ * - Codec 12 frames are never acknowledged; a type 6 frame answers the command awaited. One
+ *   command at a time (answers carry no id); a command claimed while a packet is being handled
+ *   is written right after that packet's ack. A tracker that does not answer before the command's
+ *   deadline is disconnected, so its late answer can never be taken for the next command's.
+ * - Every packet checks again (through the registry cache) that the IMEI still names the same
+ *   vehicle of a `device` OEM: a tracker moved or removed in the registry is disconnected.
+ * - Garbage closes the connection at once. The login must come within the login timeout of the
+ *   connection's start, whatever else arrives (keep-alive bytes do not extend it); after the
+ *   login, silence for the idle timeout closes it.
  */
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -39,6 +45,8 @@ interface AwaitedAnswer {
   resolve(text: string): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  /** The frame, until it is written (a packet was being handled when the command came). */
+  frame: Buffer | undefined;
 }
 
 export class TeltonikaConnection implements TrackerSession {
@@ -54,6 +62,7 @@ export class TeltonikaConnection implements TrackerSession {
   #vehicle: TrackedVehicle | undefined;
   #ignition: boolean | undefined;
   #awaited: AwaitedAnswer | undefined;
+  readonly #loginDeadline: NodeJS.Timeout;
 
   constructor(socket: Socket, transport: TrackerTransport, deps: TeltonikaConnectionDeps) {
     this.#socket = socket;
@@ -64,7 +73,9 @@ export class TeltonikaConnection implements TrackerSession {
     deps.metrics.connections.inc(this.#labels);
     deps.metrics.open.inc(this.#labels);
     socket.setNoDelay(true);
-    socket.setTimeout(deps.loginTimeoutMs, () => socket.destroy());
+    this.#loginDeadline = setTimeout(() => socket.destroy(), deps.loginTimeoutMs);
+    this.#loginDeadline.unref();
+    socket.on('timeout', () => socket.destroy());
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
@@ -75,17 +86,30 @@ export class TeltonikaConnection implements TrackerSession {
   }
 
   get ready(): boolean {
-    return !this.#closed && this.#vehicle !== undefined && !this.#working && this.#frames.length === 0 && this.#awaited === undefined;
+    return !this.#closed && this.#vehicle !== undefined && !this.#working && this.#frames.length === 0
+      && this.#framer.buffered === 0 && this.#awaited === undefined;
   }
 
+  /** Rejects only when the connection is gone or another command awaits its answer. */
   sendCommand(text: string, timeoutMs: number): Promise<string> {
-    if (!this.ready) return Promise.reject(new Error('connection not ready for a command'));
+    if (this.#closed || this.#vehicle === undefined) return Promise.reject(new Error('connection closed'));
+    if (this.#awaited) return Promise.reject(new Error('another command awaits its answer'));
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => this.#settleAnswer(undefined, new Error('no answer before the deadline')), timeoutMs);
+      const timer = setTimeout(() => {
+        this.#settleAnswer(undefined, new Error('no answer before the deadline'));
+        this.#socket.destroy();
+      }, timeoutMs);
       timer.unref();
-      this.#awaited = { resolve, reject, timer };
-      this.#socket.write(encodeCodec12(text));
+      this.#awaited = { resolve, reject, timer, frame: encodeCodec12(text) };
+      if (!this.#working) this.#writeCommand();
     });
+  }
+
+  #writeCommand(): void {
+    const awaited = this.#awaited;
+    if (!awaited?.frame || this.#closed) return;
+    this.#socket.write(awaited.frame);
+    awaited.frame = undefined;
   }
 
   close(): void {
@@ -107,7 +131,10 @@ export class TeltonikaConnection implements TrackerSession {
       this.#socket.destroy();
     } finally {
       this.#working = false;
-      if (!this.#closed) this.#socket.resume();
+      if (!this.#closed) {
+        this.#writeCommand();
+        this.#socket.resume();
+      }
     }
   }
 
@@ -139,14 +166,20 @@ export class TeltonikaConnection implements TrackerSession {
       return;
     }
     this.#vehicle = vehicle;
+    clearTimeout(this.#loginDeadline);
     this.#socket.setTimeout(this.#deps.idleTimeoutMs);
     this.#deps.sessions.add(this);
     this.#socket.write(loginAnswer(true));
   }
 
   async #packet(bytes: Buffer): Promise<void> {
-    const vehicle = this.#vehicle;
-    if (!vehicle) return this.#refuseStream('a packet before the login');
+    if (!this.#vehicle) return this.#refuseStream('a packet before the login');
+    const vehicle = await this.#deps.directory.find('teltonika', this.#imei!);
+    if (vehicle?.vin !== this.#vehicle.vin) {
+      this.#deps.logger.info({ imei: this.#imei, vin: this.#vehicle.vin, now: vehicle?.vin ?? null }, 'tracker no longer registered to the vehicle it logged in as; disconnected');
+      this.#socket.destroy();
+      return;
+    }
     const decoded = decodeTcpPacket(bytes);
     if (!decoded.ok) {
       this.#deps.metrics.packets.inc({ ...this.#labels, outcome: decoded.reason });
@@ -185,6 +218,7 @@ export class TeltonikaConnection implements TrackerSession {
 
   #onClose(): void {
     this.#closed = true;
+    clearTimeout(this.#loginDeadline);
     this.#frames = [];
     this.#deps.metrics.open.dec(this.#labels);
     this.#deps.sessions.remove(this);

@@ -2,8 +2,10 @@
  * Teltonika over UDP (research note §2.7): every datagram names its IMEI and carries a whole AVL
  * array, so each is checked and stored on its own, and answered with the 7-byte ack echoing the
  * packet id and the AVL packet id (a wrong AVL packet id makes devices resend forever). Unknown
- * IMEIs and undecodable datagrams get no answer. Datagrams of one IMEI are handled in arrival
- * order, so the ignition state threads through them as on TCP.
+ * IMEIs and undecodable datagrams get no answer. A datagram is decoded as it arrives (garbage
+ * costs nothing after that); decoded ones wait in one queue per IMEI, handled in arrival order
+ * so the ignition state threads through them as on TCP, while IMEIs proceed side by side. The
+ * bytes waiting are capped; past the cap datagrams are dropped unanswered, and resent.
  */
 import type { Socket as UdpSocket, RemoteInfo } from 'node:dgram';
 import type { Logger } from 'pino';
@@ -11,13 +13,13 @@ import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { udpAck } from './acks.js';
 import { toIncomingRecords } from './to-incoming-records.js';
-import { decodeUdpDatagram } from './udp.js';
+import { decodeUdpDatagram, type UdpDecode } from './udp.js';
 
 const LABELS = { protocol: 'teltonika', transport: 'udp' } as const;
 /** Ignition states kept for this many IMEIs; beyond that the oldest are forgotten (no event for their next change). */
 const MAX_TRACKED = 50_000;
-/** Datagrams waiting behind one being stored; more are dropped (the device resends what was not acknowledged). */
-const MAX_QUEUED = 10_000;
+/** Bytes of decoded datagrams waiting to be stored; more are dropped (the device resends what was not acknowledged). */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export class TeltonikaUdpHandler {
   readonly #socket: UdpSocket;
@@ -25,8 +27,9 @@ export class TeltonikaUdpHandler {
   readonly #metrics: GatewayMetrics;
   readonly #logger: Logger;
   readonly #ignition = new Map<string, boolean | undefined>();
-  #chain: Promise<void> = Promise.resolve();
-  #queued = 0;
+  /** The work queued per IMEI; an entry leaves when its chain settles. */
+  readonly #chains = new Map<string, Promise<void>>();
+  #queuedBytes = 0;
 
   constructor(socket: UdpSocket, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger) {
     this.#socket = socket;
@@ -37,25 +40,30 @@ export class TeltonikaUdpHandler {
   }
 
   #receive(datagram: Buffer, peer: RemoteInfo): void {
-    if (this.#queued >= MAX_QUEUED) return;
-    this.#queued += 1;
-    this.#chain = this.#chain.then(() => this.#handle(datagram, peer)).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, 'tracker datagram failed');
-    }).finally(() => { this.#queued -= 1; });
-  }
-
-  /** Settles once the datagrams received so far are handled. */
-  drained(): Promise<void> {
-    return this.#chain;
-  }
-
-  async #handle(datagram: Buffer, peer: RemoteInfo): Promise<void> {
     const decoded = decodeUdpDatagram(datagram);
     if (!decoded.ok) {
       this.#metrics.packets.inc({ ...LABELS, outcome: decoded.reason });
       this.#logger.debug({ imei: decoded.imei, reason: decoded.reason, detail: decoded.detail, address: peer.address }, 'tracker datagram refused (no answer)');
       return;
     }
+    if (this.#queuedBytes + datagram.length > MAX_QUEUED_BYTES) return;
+    this.#queuedBytes += datagram.length;
+    const chain = (this.#chains.get(decoded.imei) ?? Promise.resolve())
+      .then(() => this.#handle(decoded, peer))
+      .catch((error: unknown) => { this.#logger.warn({ err: error, imei: decoded.imei }, 'tracker datagram failed'); })
+      .finally(() => {
+        this.#queuedBytes -= datagram.length;
+        if (this.#chains.get(decoded.imei) === chain) this.#chains.delete(decoded.imei);
+      });
+    this.#chains.set(decoded.imei, chain);
+  }
+
+  /** Settles once the datagrams received so far are handled. */
+  async drained(): Promise<void> {
+    await Promise.all([...this.#chains.values()]);
+  }
+
+  async #handle(decoded: Extract<UdpDecode, { ok: true }>, peer: RemoteInfo): Promise<void> {
     const vehicle = await this.#directory.find('teltonika', decoded.imei);
     if (!vehicle) {
       this.#metrics.unknownIds.inc(LABELS);
@@ -74,7 +82,11 @@ export class TeltonikaUdpHandler {
     this.#remember(decoded.imei, ignition);
     this.#metrics.packets.inc({ ...LABELS, outcome: 'accepted' });
     this.#metrics.records.inc(LABELS, decoded.avl.count);
-    this.#socket.send(udpAck(decoded.packetId, decoded.avlPacketId, decoded.avl.count), peer.port, peer.address);
+    try {
+      this.#socket.send(udpAck(decoded.packetId, decoded.avlPacketId, decoded.avl.count), peer.port, peer.address);
+    } catch {
+      return; // the listener closed while this was stored: the device resends, and it is stored once
+    }
     this.#metrics.acks.inc(LABELS);
   }
 

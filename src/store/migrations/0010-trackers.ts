@@ -32,6 +32,6 @@ export const trackersMigration: Migration = {
       .addColumn('answer', 'text')
       .execute();
     await db.schema.createIndex('device_commands_unsent').on('device_commands').column('deadline_at')
-      .where(sql.ref('sent_at'), 'is', null).execute();
+      .where((eb) => eb.and([eb(sql.ref('sent_at'), 'is', null), eb(sql.ref('refusal'), 'is', null)])).execute();
   },
 };
