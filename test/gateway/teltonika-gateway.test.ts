@@ -14,6 +14,8 @@ import { encodeCodec12 } from '../../src/gateway/teltonika/codec12.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { validateFleetFile } from '../../src/domain/fleet-file.js';
+import { applyFleet } from '../../src/registry/apply-fleet.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { move, stand, syntheticDrive } from '../support/synthetic-drive.js';
 import { SECRETS } from '../support/fixture-fleet.js';
@@ -228,5 +230,19 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     const res = await svc.request('POST', '/vehicle-trips', { json: { vins: [TRACKED.silent.vin], datapoints: ['start_date_time', 'end_date_time', 'distance', 'max_speed'] }, headers: auth });
     expect(res.body[TRACKED.silent.vin]).toEqual([{ start_date_time: '2026-11-20T06:02:10', end_date_time: '2026-11-20T06:10:00', distance: 7.833, max_speed: 60 }]);
     t.close();
+  });
+
+  it('when a connected tracker is given to another vehicle in the registry, then its next packet is not stored and the connection is closed', async () => {
+    const t = await tracker(TRACKED.silent.imei);
+    expect(await t.send([avlRecord(T0 - 2000)])).toBe(1);
+    const fleet = trackerFleet();
+    const silent = fleet.companies[0]!.vehicles.find((v) => v.vin === TRACKED.silent.vin)!;
+    silent.device = { protocol: 'teltonika', id: '356307042440000' };
+    const validation = validateFleetFile(fleet);
+    if (!validation.ok) throw new Error(JSON.stringify(validation.problems));
+    await applyFleet(svc.store.db, validation.fleet, svc.keyring, svc.clock.now(), { replaceSecrets: true });
+    const before = await storedCount(TRACKED.silent.vin);
+    await expect(t.send([avlRecord(T0 - 1000)])).rejects.toThrow();
+    expect(await storedCount(TRACKED.silent.vin)).toBe(before);
   });
 });
