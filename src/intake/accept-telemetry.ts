@@ -37,28 +37,50 @@ export interface IntakeSettings {
 export async function acceptTelemetry(
   store: StoreConnection, source: TelemetrySource, records: readonly IncomingRecord[], now: number, settings: IntakeSettings,
 ): Promise<IntakeResult> {
-  const rejected: Rejection[] = [];
-  const checked: { index: number; record: TelemetryRecord }[] = [];
-  records.forEach((input, index) => {
-    const result = checkIncomingRecord(input, now, now - settings.retentionMs);
-    if (result.ok) checked.push({ index, record: result.record });
-    else rejected.push({ index, reason: result.reason });
-  });
+  return (await acceptTelemetryBatches(store, [{ source, records }], now, settings))[0]!;
+}
 
-  const vehicles = await vehiclesOf(store, source);
+/** What one source hands over in a group of sources stored together. */
+export interface IntakeBatch {
+  readonly source: TelemetrySource;
+  readonly records: readonly IncomingRecord[];
+}
+
+/**
+ * Several sources' records at once (the gateway groups the packets of trackers that arrive
+ * together): each batch is checked against its own source and gets its own result, and all of
+ * them are stored with one partition check, one insert and one trip-rewind mark. Either all are
+ * stored or the call fails.
+ */
+export async function acceptTelemetryBatches(
+  store: StoreConnection, batches: readonly IntakeBatch[], now: number, settings: IntakeSettings,
+): Promise<IntakeResult[]> {
   const seen = new Set<string>();
   const rows: TelemetryRow[] = [];
-  let accepted = 0;
-  for (const { index, record } of checked) {
-    if (!vehicles.has(record.vin)) {
-      rejected.push({ index, reason: vehicles.refusal(record.vin) });
-      continue;
+  const results: IntakeResult[] = [];
+  for (const { source, records } of batches) {
+    const rejected: Rejection[] = [];
+    const checked: { index: number; record: TelemetryRecord }[] = [];
+    records.forEach((input, index) => {
+      const result = checkIncomingRecord(input, now, now - settings.retentionMs);
+      if (result.ok) checked.push({ index, record: result.record });
+      else rejected.push({ index, reason: result.reason });
+    });
+    const vehicles = await vehiclesOf(store, source);
+    let accepted = 0;
+    for (const { index, record } of checked) {
+      if (!vehicles.has(record.vin)) {
+        rejected.push({ index, reason: vehicles.refusal(record.vin) });
+        continue;
+      }
+      accepted += 1;
+      const key = `${record.vin}@${record.ts}`;
+      if (seen.has(key)) continue; // the same instant twice in one call: the first one counts
+      seen.add(key);
+      rows.push(toTelemetryRow(record, now));
     }
-    accepted += 1;
-    const key = `${record.vin}@${record.ts}`;
-    if (seen.has(key)) continue; // the same instant twice in one batch: the first one counts
-    seen.add(key);
-    rows.push(toTelemetryRow(record, now));
+    rejected.sort((a, b) => a.index - b.index);
+    results.push({ accepted, rejected });
   }
   await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
   await storeRecords(store, rows, now);
@@ -66,8 +88,7 @@ export async function acceptTelemetry(
   const earliest = new Map<string, number>();
   for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
   await markTripRewinds(store.db, store.capabilities, earliest);
-  rejected.sort((a, b) => a.index - b.index);
-  return { accepted, rejected };
+  return results;
 }
 
 /**
