@@ -101,12 +101,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       }, logger)
       : undefined;
     const url = address?.replace('[::1]', 'localhost');
+    const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
     // The configuration allows `sim` only with both roles: its fleet pushes to this API and its
     // cloud is polled by this process's command worker.
     const simulation = config.sim && keyring && url
       ? await startInProcessSimulation(store.db, keyring, clock, {
         ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
-        trackers: gateway && trackerEndpoints(config.gatewayHost, gateway),
+        trackers: endpoints,
       }, logger, options.progress)
       : undefined;
     let cloud: SimulatedOemCloud | undefined;
@@ -122,7 +123,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {
       const envFile = demoEnvFile(config.database);
-      const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
       const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, '') };
       if (envFile) writeDemoEnv(envFile, demo, url, keyring, trackers);
       print(demoBanner(demo, url, envFile, trackers));

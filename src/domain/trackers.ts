@@ -46,6 +46,9 @@ export const DEVICE_COMMANDS: Readonly<Record<DeviceProtocol, readonly CommandNa
   osmand: [],
 });
 
+/** The commands that switch the relay: refused while the vehicle moves, answered with output states. */
+export const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
+
 export function deviceTakes(protocol: string | null, command: string): boolean {
   return protocol === null || (isDeviceProtocol(protocol) && (DEVICE_COMMANDS[protocol] as readonly string[]).includes(command));
 }

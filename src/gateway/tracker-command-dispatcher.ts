@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import { IGNITION_COMMANDS } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { pollCommandNow } from '../store/commands-queries.js';
 import { claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, type UnsentDeviceCommand } from '../store/device-commands-queries.js';
@@ -24,7 +25,6 @@ export interface DispatcherSettings {
   readonly intervalMs: number;
 }
 
-const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
 /** Rows read per pass: unsent commands are only those still Pending (deadline 2 min by default). */
 const BATCH = 1000;
 /** A command with less time than this before its deadline is not sent: its answer could not land in time. */

@@ -11,7 +11,7 @@
 import type { Clock } from '../domain/clock.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from '../domain/oem-connector.js';
 import { formatSpacedLocal } from '../domain/time.js';
-import { parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
+import { IGNITION_COMMANDS, parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
 import { latestValues, recentSpeed } from '../store/telemetry-queries.js';
@@ -25,7 +25,6 @@ export interface TrackerLinkSettings {
 }
 
 const STATUS_PREFIX = 'device:';
-const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
 /** How far back a speed still counts when the newest records have none (no GPS fix: a tunnel). */
 const SPEED_WINDOW_MS = 10 * 60_000;
 /** An FMB tracker answers `setdigout` with the outputs' states (`DOUT1:ON Timeout:INFINITY`). */

@@ -8,11 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyringDocument } from '../../src/security/keyring.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
-import { BIN, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { BIN, serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 const run = promisify(execFile);
 
@@ -38,16 +37,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     dir = mkdtempSync(join(tmpdir(), 'telematics-cli-'));
     database = await createTestDatabase(kind);
-    env = { ...process.env, LOG_LEVEL: 'info', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' };
-    delete env.DATABASE_URL;
-    if (kind === 'postgres') {
-      const keys = generateKeyringDocument();
-      env.TELEMATICS_JWT_KEYS = keys.jwt[0]!.secret;
-      env.TELEMATICS_MASTER_KEYS = keys.master[0]!.key;
-    } else {
-      delete env.TELEMATICS_JWT_KEYS;
-      delete env.TELEMATICS_MASTER_KEYS;
-    }
+    env = serveEnv(kind, { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' });
     served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
   });
   afterAll(async () => {

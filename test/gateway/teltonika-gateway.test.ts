@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/avl-encode.js';
 import { CODEC_8, CODEC_8E, CODEC_16 } from '../../src/gateway/teltonika/avl-record.js';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
-import { crc16Ibm } from '../../src/gateway/teltonika/crc16.js';
+import { wrapTcpEnvelope } from '../../src/gateway/teltonika/tcp-envelope.js';
 import { encodeCodec12 } from '../../src/gateway/teltonika/codec12.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
@@ -23,16 +23,6 @@ import { startTestService, T0, type TestService } from '../support/test-service.
 import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 
 const { vin, imei } = TRACKED.teltonika;
-
-/** A TCP frame around `data` (codec id … count 2, hex) with its correct CRC. */
-function withCrc(dataHex: string): Buffer {
-  const data = Buffer.from(dataHex, 'hex');
-  const frame = Buffer.alloc(data.length + 12);
-  frame.writeUInt32BE(data.length, 4);
-  data.copy(frame, 8);
-  frame.writeUInt32BE(crc16Ibm(data), data.length + 8);
-  return frame;
-}
 
 /** Opens a raw connection, writes `bytes` (in steps, `gapMs` apart), and resolves with what came back and how long until the gateway closed it. */
 function rawSession(port: number, steps: readonly Buffer[], gapMs = 0): Promise<{ received: string; closedAfterMs: number }> {
@@ -148,7 +138,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     expect(await metric('tracker_packets_total', { transport: 'tcp', outcome: 'crc' })).toBe(crcBefore + 1);
     // Codec 13 (device → server serial data, here with a correct CRC) is not an AVL codec: no ack.
     const codecBefore = await metric('tracker_packets_total', { transport: 'tcp', outcome: 'codec' });
-    expect(await t.sendExpectingNoAck(withCrc('0d01060000000968656c6c6f2077726c01'), 400)).toBe(true);
+    expect(await t.sendExpectingNoAck(wrapTcpEnvelope(Buffer.from('0d01060000000968656c6c6f2077726c01', 'hex')), 400)).toBe(true);
     expect(await metric('tracker_packets_total', { transport: 'tcp', outcome: 'codec' })).toBe(codecBefore + 1);
     // A Codec 12 answer nobody asked for is not acknowledged either (Codec 12 never is).
     expect(await t.sendExpectingNoAck(encodeCodec12('DOUT1:ON', 6), 400)).toBe(true);

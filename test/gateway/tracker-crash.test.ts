@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyringDocument } from '../../src/security/keyring.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { openStore } from '../../src/store/open-store.js';
 import { encodeTcpPacket } from '../../src/gateway/teltonika/avl-encode.js';
 import { CODEC_8E } from '../../src/gateway/teltonika/avl-record.js';
 import { sql } from 'kysely';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
-import { BIN, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { BIN, serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { avlRecord, trackerFleet } from '../support/tracker-fleet.js';
 
 const TRACKERS = Array.from({ length: 5 }, (_, i) => ({ vin: `9BWKLL0000000000${i}`, imei: `35630704244200${i}` }));
@@ -29,16 +28,7 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
-    env = { ...process.env, LOG_LEVEL: 'info' };
-    delete env.DATABASE_URL;
-    if (kind === 'postgres') {
-      const keys = generateKeyringDocument();
-      env.TELEMATICS_JWT_KEYS = keys.jwt[0]!.secret;
-      env.TELEMATICS_MASTER_KEYS = keys.master[0]!.key;
-    } else {
-      delete env.TELEMATICS_JWT_KEYS;
-      delete env.TELEMATICS_MASTER_KEYS;
-    }
+    env = serveEnv(kind);
     const fleet = trackerFleet();
     for (const t of TRACKERS) fleet.companies[1]!.vehicles.push({ vin: t.vin, plate: 'KIL', oem: 'trackers', model: 'M', year: 2020, device: { protocol: 'teltonika', id: t.imei } });
     const file = join(dir, 'fleet.json');

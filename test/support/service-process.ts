@@ -3,12 +3,32 @@
  * restarts. Output is collected for failure messages; `ready` waits for the listening line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyringDocument } from '../../src/security/keyring.js';
+import type { DatabaseKind } from './databases.js';
 
 export const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 
 /** Children still running when the test process ends (a failed test, a crash) die with it. */
 const children = new Set<ChildProcess>();
 process.once('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+
+/**
+ * The environment of a `serve` child on a database of `kind`: this process's, without a
+ * DATABASE_URL, and with fresh keys for PostgreSQL (which never creates its own) or none for
+ * SQLite (which keeps them beside its file).
+ */
+export function serveEnv(kind: DatabaseKind, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...extra };
+  delete env.DATABASE_URL;
+  delete env.TELEMATICS_JWT_KEYS;
+  delete env.TELEMATICS_MASTER_KEYS;
+  if (kind === 'postgres') {
+    const keys = generateKeyringDocument();
+    env.TELEMATICS_JWT_KEYS = keys.jwt[0]!.secret;
+    env.TELEMATICS_MASTER_KEYS = keys.master[0]!.key;
+  }
+  return env;
+}
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
