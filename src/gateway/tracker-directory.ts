@@ -22,6 +22,12 @@ import type { TrackerProtocol } from './gateway-metrics.js';
 const REFUSAL_LOG_WINDOW_MS = 60_000;
 /** Records stored in one group at most; a larger backlog goes in the next group. */
 const MAX_GROUP_RECORDS = 5000;
+/**
+ * Groups stored at once. PostgreSQL answers over the network, so while one group waits for its
+ * round trips the next is sent (rows are inserted in key order, so two groups cannot deadlock);
+ * SQLite stores synchronously on this thread, where a second group would only wait.
+ */
+const GROUPS_IN_FLIGHT = { networked: 2, embedded: 1 } as const;
 
 interface PendingDelivery extends IntakeBatch {
   resolve(result: IntakeResult): void;
@@ -36,7 +42,8 @@ export class TrackerDirectory {
   readonly #logger: Logger;
   readonly #inFlight = new Set<Promise<unknown>>();
   #waiting: PendingDelivery[] = [];
-  #storing = false;
+  #groupsStoring = 0;
+  readonly #maxGroups: number;
   #refusalWindowStart = 0;
   readonly #refusalsLogged = new Set<string>();
 
@@ -45,6 +52,7 @@ export class TrackerDirectory {
     this.#clock = clock;
     this.#intake = intake;
     this.#logger = logger;
+    this.#maxGroups = store.capabilities.arrayParameters ? GROUPS_IN_FLIGHT.networked : GROUPS_IN_FLIGHT.embedded;
   }
 
   find(protocol: TrackerProtocol, deviceId: string): Promise<TrackedVehicle | undefined> {
@@ -56,7 +64,7 @@ export class TrackerDirectory {
     const work = new Promise<IntakeResult>((resolve, reject) => {
       this.#waiting.push({ source: { kind: 'device', protocol, deviceId, vin: vehicle.vin }, records, resolve, reject });
     });
-    if (!this.#storing) this.#storeWaiting();
+    if (this.#groupsStoring < this.#maxGroups) this.#storeWaiting();
     this.#inFlight.add(work);
     void work.catch(() => undefined).finally(() => this.#inFlight.delete(work));
     return work;
@@ -64,11 +72,8 @@ export class TrackerDirectory {
 
   /** Stores the deliveries waiting now as one group, then the ones that arrived meanwhile. */
   #storeWaiting(): void {
-    if (this.#waiting.length === 0) {
-      this.#storing = false;
-      return;
-    }
-    this.#storing = true;
+    if (this.#waiting.length === 0) return;
+    this.#groupsStoring += 1;
     let records = 0;
     let take = 0;
     while (take < this.#waiting.length && (take === 0 || records + this.#waiting[take]!.records.length <= MAX_GROUP_RECORDS)) {
@@ -79,7 +84,10 @@ export class TrackerDirectory {
     acceptTelemetryBatches(this.#store, group, this.#clock.now(), this.#intake).then(
       (results) => group.forEach((d, i) => d.resolve(results[i]!)),
       (error: unknown) => group.forEach((d) => d.reject(error)),
-    ).finally(() => this.#storeWaiting());
+    ).finally(() => {
+      this.#groupsStoring -= 1;
+      this.#storeWaiting();
+    });
   }
 
   /** Settles once every delivery under way has (so the store is closed after them, not under them). */
