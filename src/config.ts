@@ -11,6 +11,7 @@ import { dirname, join, basename } from 'node:path';
 import { isPostgresUrl } from './store/connection.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
+import { allowListOf } from './domain/webhook-url.js';
 import { parseRoles, type Roles } from './workers/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -25,7 +26,7 @@ export const DEMO_OSMAND_PORT = 5055;
 /** Read at module load (the defaults are parsed then), so declared before them. */
 const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'choice' | 'duration' | 'rate' | 'trust-proxy' | 'role';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'choice' | 'duration' | 'rate' | 'trust-proxy' | 'role' | 'cidrs';
 
 interface SettingDeclaration {
   readonly key: keyof ServiceConfig;
@@ -104,6 +105,15 @@ export interface ServiceConfig {
   readonly requestTimeout: number;
   /** Open connections per client address; 0 for no cap. */
   readonly connectionsPerAddress: number;
+  /** Event streams (GET /events/stream) one application may hold open at once, per process. */
+  readonly eventStreamsPerApp: number;
+  /** Networks webhooks may reach beyond public HTTPS addresses (plain HTTP included). */
+  readonly webhookAllowCidrs?: readonly string[] | undefined;
+  /** One webhook attempt's deadline, ms. */
+  readonly webhookTimeout: number;
+  readonly webhookEndpointsPerApp: number;
+  /** An endpoint failing this long without one success is disabled, ms. */
+  readonly webhookDisableAfter: number;
   /** What this process runs: the API, the background workers, the tracker gateway. */
   readonly role: Roles;
   /** Tracker listeners (OPERATIONS.md "Trackers"); undefined: off. */
@@ -139,7 +149,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'simPeriod', flag: '--sim-period', env: 'TELEMATICS_SIM_PERIOD', kind: 'integer', min: 1, max: 3600, default: 10, unit: 'seconds', description: 'Sampling period of simulated vehicles' },
   { key: 'simBackfill', flag: '--sim-backfill', env: 'TELEMATICS_SIM_BACKFILL', kind: 'duration', min: 0, max: 7 * 86_400_000, default: '2d', description: 'History generated at start for simulated vehicles, up to now (e.g. 2d, 36h, 90m, 0); a vehicle with data resumes where it ends' },
   { key: 'simGlitchRate', flag: '--sim-glitch-rate', env: 'TELEMATICS_SIM_GLITCH_RATE', kind: 'number', min: 0, max: 1, default: 0.002, description: 'Share of simulated samples with one faulty value (flagged at ingest)' },
-  { key: 'eventRetention', flag: '--event-retention', env: 'TELEMATICS_EVENT_RETENTION', kind: 'integer', min: 1, max: 3650, default: 30, unit: 'days', description: 'How long events (command outcomes, trips ended, ignition, online/offline, charging) are kept in the outbox' },
+  { key: 'eventRetention', flag: '--event-retention', env: 'TELEMATICS_EVENT_RETENTION', kind: 'integer', min: 1, max: 3650, default: 30, unit: 'days', description: 'How long events (command outcomes, trips started and ended, ignition, online/offline, charging) are kept; a feed cursor from before dropped events gets 410' },
   { key: 'vehicleOfflineAfter', flag: '--vehicle-offline-after', env: 'TELEMATICS_VEHICLE_OFFLINE_AFTER', kind: 'duration', min: 60_000, max: 86_400_000, default: '15m', description: 'A vehicle without a record for this long is offline (`vehicle.offline`); its next record makes it online again' },
   { key: 'tripRetention', flag: '--trip-retention', env: 'TELEMATICS_TRIP_RETENTION', kind: 'integer', min: 7, max: 3650, default: 90, unit: 'days', description: 'How long trips are kept' },
   { key: 'tripMovingSpeed', flag: '--trip-moving-speed', env: 'TELEMATICS_TRIP_MOVING_SPEED', kind: 'number', min: 0, max: 50, default: 3, unit: 'km/h', description: 'A record faster than this is moving: it starts or continues a trip' },
@@ -153,6 +163,11 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'commandRateApp', flag: '--command-rate-app', env: 'TELEMATICS_COMMAND_RATE_APP', kind: 'rate', default: '600/1m', description: 'POST /vehicle-command requests per application; `0` turns it off' },
   { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'trust-proxy', default: 'off', description: 'Behind reverse proxies: the number of proxies in front (`1` for one nginx or load balancer; a bare `--trust-proxy` means 1), or their addresses and ranges (`10.0.0.0/8,127.0.0.1`). The client address is then the X-Forwarded-For hop just before the trusted proxies, never a hop the client wrote; it feeds the per-address limits and logs. `off` believes no X-Forwarded-For' },
   { key: 'connectionsPerAddress', flag: '--connections-per-address', env: 'TELEMATICS_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, default: 256, unit: 'connections', description: 'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Proxies trusted by range are not capped, and with a hop count no direct peer is (they are the proxies: cap in the proxy). `0` turns it off' },
+  { key: 'eventStreamsPerApp', flag: '--event-streams-per-app', env: 'TELEMATICS_EVENT_STREAMS_PER_APP', kind: 'integer', min: 1, max: 10_000, default: 5, unit: 'streams', description: 'Event streams (GET /events/stream) one application may hold open at once in this process; one more is answered 429' },
+  { key: 'webhookAllowCidrs', flag: '--webhook-allow-cidr', env: 'TELEMATICS_WEBHOOK_ALLOW_CIDRS', kind: 'cidrs', defaultText: '(none: public HTTPS only)', description: 'A network webhook endpoints may be on (e.g. a LAN, 10.20.0.0/16), plain HTTP included; repeatable, comma-separated in the environment. Loopback, private, link-local and reserved addresses outside these ranges are refused, at registration and at every connection; cloud metadata addresses always are' },
+  { key: 'webhookTimeout', flag: '--webhook-timeout', env: 'TELEMATICS_WEBHOOK_TIMEOUT', kind: 'duration', min: 1000, max: 60_000, default: '15s', description: 'How long one webhook attempt may take (connection and answer) before it counts as failed' },
+  { key: 'webhookEndpointsPerApp', flag: '--webhook-endpoints-per-app', env: 'TELEMATICS_WEBHOOK_ENDPOINTS_PER_APP', kind: 'integer', min: 1, max: 1000, default: 10, unit: 'endpoints', description: 'Webhook endpoints one application may register' },
+  { key: 'webhookDisableAfter', flag: '--webhook-disable-after', env: 'TELEMATICS_WEBHOOK_DISABLE_AFTER', kind: 'duration', min: 3_600_000, max: 30 * 86_400_000, default: '5d', description: 'A webhook endpoint that has failed for this long without a single success is disabled (a short burst of failures never is); its application re-verifies it to enable it again' },
   { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, default: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
@@ -254,6 +269,16 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
         return undefined;
       }
       return rate;
+    }
+    case 'cidrs': {
+      const list = String(raw).split(',').map((c) => c.trim()).filter((c) => c !== '');
+      try {
+        allowListOf(list);
+      } catch (error) {
+        problems.push(`${source}: ${(error as Error).message}`);
+        return undefined;
+      }
+      return list;
     }
     case 'string': {
       const text = String(raw);

@@ -28,6 +28,12 @@ import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
 import { startBackgroundWorkers } from './workers/background-workers.js';
+import { WebhookMetrics } from './delivery/webhook-metrics.js';
+import { WebhookSender } from './delivery/webhook-sender.js';
+import { allowListOf, webhookDialPolicy } from './domain/webhook-url.js';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import type { WebhookDeps } from './webhooks/webhook-endpoints.js';
+import { DEFAULT_WEBHOOK_TIMING } from './webhooks/webhook-settings.js';
 import { describeRoles } from './workers/roles.js';
 import type { StopLoop } from './workers/periodic.js';
 
@@ -71,10 +77,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000, movingSpeedKmh: config.tripMovingSpeed }),
     });
     const metrics = new ServiceMetrics();
-    // A workers process loads no keys: nothing it does signs, verifies or opens a secret.
-    const keyring = config.role.api ? loadKeys(config, logger) : undefined;
-    const demo = config.demo && keyring ? await seedDemo(store.db, keyring, clock.now()) : undefined;
-    const app = keyring ? await buildApiApp(config, store, keyring, connectors, metrics, clock, logger) : undefined;
+    // A gateway-only process loads no keys: nothing it does signs, verifies or opens a secret. A
+    // workers process does: it signs webhooks with their endpoints' sealed secrets.
+    const keyring = config.role.api || config.role.workers ? loadKeys(config, logger) : undefined;
+    const webhookSender = keyring ? webhookSenderOf(config) : undefined;
+    const webhooks = keyring && webhookSender ? webhookDepsOf(config, store, keyring, clock, webhookSender) : undefined;
+    const demo = config.demo && keyring && config.role.api ? await seedDemo(store.db, keyring, clock.now()) : undefined;
+    const app = keyring && webhooks && config.role.api ? await buildApiApp(config, store, keyring, webhooks, connectors, metrics, clock, logger) : undefined;
     const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger }, metrics);
     let address: string | undefined;
     let opsUrl: string | undefined;
@@ -94,11 +103,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     else if (!app && !gateway) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
     else if (!isLoopbackHost(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
     // Background work starts only once the service is up, so a failed start leaves nothing running.
+    const dispatcher = config.role.workers && webhooks ? new WebhookDispatcher(webhooks, logger, new WebhookMetrics(metrics.registry, store)) : undefined;
     const stopWorkers: StopLoop | undefined = config.role.workers
       ? startBackgroundWorkers(store, connectors, clock, {
         telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
         eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
-      }, logger)
+      }, logger, dispatcher)
       : undefined;
     const url = address?.replace('[::1]', 'localhost');
     const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
@@ -139,6 +149,11 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         await app?.close();
         await ops?.close();
         await stopWorkers?.();
+        dispatcher?.close();
+        // Attempts under way get a few seconds to end; one cut off keeps its lease, which lapses,
+        // and is sent again (at least once).
+        await Promise.race([dispatcher?.settle(), new Promise((resolve) => setTimeout(resolve, WEBHOOK_SETTLE_MS).unref())]);
+        webhookSender?.close();
         await cloud?.close();
         await store.close();
       },
@@ -168,11 +183,33 @@ function loadKeys(config: ServiceConfig, logger: Logger): Keyring {
   return keys.keyring;
 }
 
+const WEBHOOK_SETTLE_MS = 5000;
+/** Receivers see who calls them; the version is the interface's (openapi.ts). */
+const WEBHOOK_USER_AGENT = 'telematics-webhooks/0.1';
+function webhookSenderOf(config: ServiceConfig): WebhookSender {
+  const allowList = allowListOf(config.webhookAllowCidrs ?? []);
+  return new WebhookSender({
+    policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') },
+    userAgent: WEBHOOK_USER_AGENT,
+  });
+}
+
+function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: Keyring, clock: Clock, transport: WebhookSender): WebhookDeps {
+  return {
+    store, keyring, clock, transport,
+    settings: {
+      ...DEFAULT_WEBHOOK_TIMING, allowList: allowListOf(config.webhookAllowCidrs ?? []), hasAllowList: (config.webhookAllowCidrs ?? []).length > 0,
+      timeoutMs: config.webhookTimeout, maxEndpointsPerApplication: config.webhookEndpointsPerApp, disableAfterMs: config.webhookDisableAfter,
+      retentionMs: config.eventRetention * 86_400_000,
+    },
+  };
+}
+
 function buildApiApp(
-  config: ServiceConfig, store: StoreConnection, keyring: Keyring, connectors: ConnectorRegistry, metrics: ServiceMetrics, clock: Clock, logger: Logger,
+  config: ServiceConfig, store: StoreConnection, keyring: Keyring, webhooks: WebhookDeps, connectors: ConnectorRegistry, metrics: ServiceMetrics, clock: Clock, logger: Logger,
 ): Promise<FastifyInstance> {
   return buildApp({
-    store, keyring, clock, logger,
+    store, keyring, clock, logger, webhooks,
     tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
     bodyLimit: config.bodyLimit,
     telemetryRetentionMs: config.telemetryRetention * 3_600_000,
@@ -183,6 +220,7 @@ function buildApiApp(
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
+    eventStreams: { perApplication: config.eventStreamsPerApp },
     metrics,
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,

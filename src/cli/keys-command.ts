@@ -49,14 +49,14 @@ export function registerKeys(program: Command): void {
       emit(ctx.output, rows, () => table(rows.map((r) => ({
         key: r.keyId, state: r.current ? 'current' : r.known ? 'listed' : 'NOT LISTED',
         'sign-secrets': r.signSecrets, 'client-secret hashes': r.clientSecretHashes, 'ingest-key hashes': r.ingestKeyHashes,
-        'kept responses': r.idempotentResponses,
-      })), ['key', 'state', 'sign-secrets', 'client-secret hashes', 'ingest-key hashes', 'kept responses']));
+        'kept responses': r.idempotentResponses, 'webhook secrets': r.webhookSecrets,
+      })), ['key', 'state', 'sign-secrets', 'client-secret hashes', 'ingest-key hashes', 'kept responses', 'webhook secrets']));
     }));
 
-  withStoreOptions(keys.command('reseal').description('seal every sign-secret and kept response again under the current master key'))
+  withStoreOptions(keys.command('reseal').description('seal every sign-secret, kept response and webhook secret again under the current master key'))
     .action(async (opts: Record<string, unknown>) => withStore(opts, async (ctx) => {
       const report = await resealUnderCurrentKey(ctx.store.db, ctx.keyring());
-      emit(ctx.output, report, () => `re-sealed ${report.signSecrets} sign-secrets and ${report.idempotentResponses} kept responses`
+      emit(ctx.output, report, () => `re-sealed ${report.signSecrets} sign-secrets, ${report.idempotentResponses} kept responses and ${report.webhookSecrets} webhook secrets`
         + `${report.unopenable > 0 ? `; ${report.unopenable} are under a key no longer listed and cannot be opened` : ''}`
         + '\nclient-secret and ingest-key hashes are re-made on their next use; see `telematics keys usage`');
     }));
@@ -82,7 +82,7 @@ export function registerKeys(program: Command): void {
       }
       if (kind === 'master' && opts.force !== true) {
         const usage = (await masterKeyUsage(ctx.store.db, ctx.keyring())).find((u) => u.keyId === id);
-        const stored = usage ? usage.signSecrets + usage.clientSecretHashes + usage.ingestKeyHashes + usage.idempotentResponses : 0;
+        const stored = usage ? usage.signSecrets + usage.clientSecretHashes + usage.ingestKeyHashes + usage.idempotentResponses + usage.webhookSecrets : 0;
         if (stored > 0) {
           throw new UsageError(`master key "${id}" still holds ${stored} stored values (run \`telematics keys reseal\`, and let clients and automakers `
             + 'use their secrets once, or rotate them; `telematics keys usage` shows what is left)');

@@ -5,6 +5,7 @@ import { escapeUnsafeText } from '../domain/safe-text.js';
 import { registerApply } from './admin/apply-command.js';
 import { registerAppCommands } from './admin/app-commands.js';
 import { registerCompanyCommands } from './admin/company-commands.js';
+import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerOemCommands } from './admin/oem-commands.js';
 import { registerPlanCommands } from './admin/plan-commands.js';
 import { registerVehicleCommands } from './admin/vehicle-commands.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
   registerApply(admin);
   registerCompanyCommands(admin);
+  registerWebhookCommands(admin);
   registerPlanCommands(admin);
   registerOemCommands(admin);
   registerAppCommands(admin);

@@ -17,6 +17,9 @@ export function registerServe(program: Command): void {
     } else if (spec.kind === 'trust-proxy') {
       // A bare `--trust-proxy` (the old on/off form) means one proxy.
       serve.option(`${spec.flag} [value]`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
+    } else if (spec.kind === 'cidrs') {
+      // Repeatable: each occurrence adds ranges (also comma-separated).
+      serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`, (value: string, previous?: string) => (previous ? `${previous},${value}` : value));
     } else {
       serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
     }

@@ -8,14 +8,11 @@
  * again after a rewind) yields one event, not two. Pure: no I/O.
  */
 import { createHash } from 'node:crypto';
+import type { EventType } from '@telematics/contract';
 import { formatIsoLocal, formatSpacedLocal } from './time.js';
-import { tripRecord, type TripFacts } from './trip-record.js';
+import { tripRecord, tripStartRecord, type TripFacts, type TripStart } from './trip-record.js';
 
-export const EVENT_TYPES = [
-  'command.succeeded', 'command.failed', 'trip.ended',
-  'vehicle.ignition_on', 'vehicle.ignition_off', 'vehicle.online', 'vehicle.offline', 'vehicle.charging',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, isEventType, type EventType } from '@telematics/contract';
 
 /** An event about to be written. */
 export interface EventDraft {
@@ -72,6 +69,18 @@ export function tripEndedEvent(companyId: string, trip: TripFacts): EventDraft {
   return {
     id: eventIdOf('trip.ended', trip.vin, trip.start_ts, trip.end_ts), type: 'trip.ended', vin: trip.vin, companyId,
     applicationId: null, occurredAt: trip.end_ts, data: tripRecord(trip),
+  };
+}
+
+/**
+ * `trip.started` when detection opens a trip: where and when it started. Its id is the VIN and
+ * start instant, as a trip's, so opening the same trip again after a rewind writes nothing new.
+ * A movement that ends shorter than the minimum trip (D9) has a start and no end.
+ */
+export function tripStartedEvent(companyId: string, start: TripStart): EventDraft {
+  return {
+    id: eventIdOf('trip.started', start.vin, start.start_ts), type: 'trip.started', vin: start.vin, companyId,
+    applicationId: null, occurredAt: start.start_ts, data: tripStartRecord(start),
   };
 }
 

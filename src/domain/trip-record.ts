@@ -42,6 +42,33 @@ export const TRIP_FIELDS: Readonly<Record<string, (t: TripFacts) => string | num
   end_longitude: (t) => t.end_longitude,
 });
 
+/** Where and when a trip started, as known when detection opens it. */
+export type TripStart = Pick<TripFacts, 'vin' | 'start_ts' | 'start_odometer' | 'start_latitude' | 'start_longitude'>;
+
+/** The fields of a trip record known at its start (the data of `trip.started`). */
+export function tripStartRecord(start: TripStart): Record<string, string | number | null> {
+  return {
+    vin: start.vin, start_date_time: formatIsoLocal(start.start_ts), start_odometer: round(start.start_odometer, 3),
+    start_latitude: start.start_latitude, start_longitude: start.start_longitude,
+  };
+}
+
+/**
+ * The telemetry datapoints a trip field is derived from: an event shows a field only to a
+ * company whose plan (and the vehicle's OEM) include every one of them (D12). Times, duration
+ * and the VIN come from the record instants themselves. Distance is measured by the odometer,
+ * or by positions where there is none, so it needs one or the other.
+ */
+export const TRIP_FIELD_SOURCES: Readonly<Record<string, readonly (readonly string[])[]>> = Object.freeze({
+  vin: [[]], start_date_time: [[]], end_date_time: [[]], duration: [[]],
+  avg_speed: [['speed']], max_speed: [['speed']],
+  start_odometer: [['odometer']], end_odometer: [['odometer']],
+  distance: [['odometer'], ['latitude', 'longitude']],
+  avg_fuel_consumption: [['fuel_level']],
+  start_latitude: [['latitude']], end_latitude: [['latitude']],
+  start_longitude: [['longitude']], end_longitude: [['longitude']],
+});
+
 /** Every field of the record. */
 export function tripRecord(trip: TripFacts): Record<string, string | number | null> {
   const record: Record<string, string | number | null> = {};

@@ -1,11 +1,13 @@
 /**
  * The outbox's background work, for the periodic loop: presence changes (`vehicle.online` and
- * `vehicle.offline`) every 30 s, and dropping events past their retention every hour.
+ * `vehicle.offline`) every 30 s, and dropping events past their retention every hour (with the
+ * webhook deliveries and attempts about them).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
 import { deleteEventsBefore } from '../store/events-queries.js';
+import { deleteWebhookHistoryBefore } from '../store/webhook-queries.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { runPresenceOnce, type PresenceSettings } from './vehicle-presence.js';
 
@@ -29,8 +31,11 @@ export function eventRetentionWorker(store: StoreConnection, clock: Clock, reten
     name: 'event retention',
     intervalMs: RETENTION_INTERVAL_MS,
     async runOnce() {
-      const deleted = await deleteEventsBefore(store.db, clock.now() - retentionMs);
-      if (deleted > 0) logger.info({ deleted }, 'old events dropped');
+      const cutoff = clock.now() - retentionMs;
+      const deleted = await deleteEventsBefore(store.db, cutoff);
+      // Finished webhook deliveries and the attempt log go with the events they were about.
+      const webhookRows = await deleteWebhookHistoryBefore(store.db, cutoff);
+      if (deleted > 0 || webhookRows > 0) logger.info({ deleted, webhookRows }, 'old events dropped');
     },
   };
 }

@@ -8,6 +8,7 @@ import type { RateLimitSettings } from './rate-limits.js';
 import type { TrustProxy } from '../domain/trust-proxy.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
+import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -40,4 +41,18 @@ export interface AppDeps {
   readonly docs?: boolean;
   /** Where successful ingests are counted for the minute's log line; one logging every minute when absent. */
   readonly ingestSummary?: IngestSummary;
+  /** GET /events/stream; the defaults when absent (5 per application, 1 s polling, 15 s keep-alives, 30 min). */
+  readonly eventStreams?: Partial<EventStreamSettings>;
+  /** /webhook-endpoints; not served when absent. */
+  readonly webhooks?: WebhookDeps;
+}
+
+export interface EventStreamSettings {
+  readonly perApplication: number;
+  /** How often the outbox is looked at while streams are open, ms. */
+  readonly pollMs: number;
+  /** A comment line this often keeps proxies from closing a quiet stream, ms. */
+  readonly keepAliveMs: number;
+  /** A stream ends after this long, ms; the client reconnects with Last-Event-ID (spreads streams over instances). */
+  readonly maxDurationMs: number;
 }

@@ -11,6 +11,9 @@ import { vehicleDataRoute } from './vehicle-data-route.js';
 import { ingestRoute } from './ingest-route.js';
 import { vehicleTripsRoute } from './vehicle-trips-route.js';
 import { commandRoutes } from './command-routes.js';
+import { eventRoutes } from './event-routes.js';
+import { eventStreamRoute } from './event-stream-route.js';
+import { webhookRoutes } from './webhook-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
@@ -100,6 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(vehicleDataRoute(deps));
     await protectedScope.register(vehicleTripsRoute(deps));
     await protectedScope.register(commandRoutes(deps, deps.clock, limits));
+    await protectedScope.register(eventRoutes(deps));
+    await protectedScope.register(eventStreamRoute(deps));
+    if (deps.webhooks) await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
   });
   return app;
 }

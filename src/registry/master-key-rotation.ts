@@ -7,10 +7,11 @@
  */
 import { openSecret, sealedKeyId, sealSecret } from '../security/secret-box.js';
 import { currentKey, type Keyring } from '../security/keyring.js';
-import { idempotencySealingContext } from '../security/sealing-contexts.js';
+import { idempotencySealingContext, webhookSecretSealingContext } from '../security/sealing-contexts.js';
 import type { Db } from '../store/connection.js';
 import {
-  listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, replaceKeptIdempotentResponse, replaceSealedSignSecret,
+  listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, listWebhookSecrets, replaceKeptIdempotentResponse, replaceSealedSignSecret,
+  replaceWebhookSecret,
 } from '../store/master-key-queries.js';
 import { openSignSecret, sealSignSecret } from './application-secrets.js';
 
@@ -24,25 +25,29 @@ export interface MasterKeyUsage {
   readonly clientSecretHashes: number;
   readonly ingestKeyHashes: number;
   readonly idempotentResponses: number;
+  readonly webhookSecrets: number;
 }
 
 const keyIdOf = (stored: string) => stored.split('.')[1] ?? '?';
 
 export async function masterKeyUsage(db: Db, keyring: Keyring): Promise<MasterKeyUsage[]> {
   const current = currentKey(keyring.master).id;
-  const usage = new Map<string, { signSecrets: number; clientSecretHashes: number; ingestKeyHashes: number; idempotentResponses: number }>();
-  const count = (id: string, field: 'signSecrets' | 'clientSecretHashes' | 'ingestKeyHashes' | 'idempotentResponses') => {
+  type Counts = { signSecrets: number; clientSecretHashes: number; ingestKeyHashes: number; idempotentResponses: number; webhookSecrets: number };
+  const none = (): Counts => ({ signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0, webhookSecrets: 0 });
+  const usage = new Map<string, Counts>();
+  const count = (id: string, field: keyof Counts) => {
     let row = usage.get(id);
-    if (!row) usage.set(id, (row = { signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0 }));
+    if (!row) usage.set(id, (row = none()));
     row[field] += 1;
   };
-  for (const key of keyring.master) usage.set(key.id, { signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0 });
+  for (const key of keyring.master) usage.set(key.id, none());
   for (const app of await listApplicationKeyedValues(db)) {
     count(keyIdOf(app.client_secret_hash), 'clientSecretHashes');
     if (app.sign_secret_sealed !== null) count(keyIdOf(app.sign_secret_sealed), 'signSecrets');
   }
   for (const hash of await listIngestKeyHashes(db)) count(keyIdOf(hash), 'ingestKeyHashes');
   for (const row of await listKeptIdempotentResponses(db)) count(keyIdOf(row.response), 'idempotentResponses');
+  for (const secret of await listWebhookSecrets(db)) count(keyIdOf(secret.sealed), 'webhookSecrets');
   const listed = new Set(keyring.master.map((k) => k.id));
   return [...usage].map(([keyId, counts]) => ({ keyId, current: keyId === current, known: listed.has(keyId), ...counts }));
 }
@@ -50,6 +55,7 @@ export async function masterKeyUsage(db: Db, keyring: Keyring): Promise<MasterKe
 export interface ResealReport {
   readonly signSecrets: number;
   readonly idempotentResponses: number;
+  readonly webhookSecrets: number;
   /** Values under a key missing from the keyring: they cannot be opened, so they stay as they are. */
   readonly unopenable: number;
 }
@@ -86,5 +92,18 @@ export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<R
     }
     idempotentResponses += await replaceKeptIdempotentResponse(db, row.application_id, row.key, sealed, sealSecret(text, context, keyring.master));
   }
-  return { signSecrets, idempotentResponses, unopenable };
+  let webhookSecrets = 0;
+  for (const secret of await listWebhookSecrets(db)) {
+    if (sealedKeyId(secret.sealed) === current) continue;
+    const context = webhookSecretSealingContext(secret.id);
+    let text: string;
+    try {
+      text = openSecret(secret.sealed, context, keyring.master);
+    } catch {
+      unopenable += 1;
+      continue;
+    }
+    webhookSecrets += await replaceWebhookSecret(db, secret.id, secret.column, secret.sealed, sealSecret(text, context, keyring.master));
+  }
+  return { signSecrets, idempotentResponses, webhookSecrets, unopenable };
 }

@@ -9,3 +9,6 @@ export const signSecretSealingContext = (applicationId: string): string => `appl
 
 /** A kept Idempotency-Key response, bound to its application and key. */
 export const idempotencySealingContext = (applicationId: string, key: string): string => `idempotency:${applicationId}:${key}`;
+
+/** A webhook endpoint's signing secret (current or previous), bound to the endpoint. */
+export const webhookSecretSealingContext = (endpointId: string): string => `webhook-endpoint:${endpointId}:secret`;

@@ -69,31 +69,95 @@ export interface StoredEvent {
 }
 
 /**
- * Events after `position`, in position order, at most `limit`. Numbers what has committed first,
- * so a reader never waits for a separate numbering pass.
+ * Numbers what has committed, so a reader never waits for a separate numbering pass. A backlog is
+ * numbered a batch at a time, a bounded number of batches per call: writers faster than that
+ * cannot keep a reader from answering (the rest is numbered next time).
  */
-export async function readEventsAfter(store: StoreConnection, position: number, limit: number): Promise<StoredEvent[]> {
-  // A backlog is numbered a batch at a time, a bounded number of batches per read: writers
-  // faster than that cannot keep a reader from answering (the rest is numbered next time).
+export async function numberCommittedEvents(store: StoreConnection): Promise<void> {
+  // Readers poll (the stream every second, feeds, the webhook fan-out): when nothing waits for a
+  // position, a read through the partial index answers without taking the numbering lock.
+  const waiting = await store.db.selectFrom('events').select('seq').where('position', 'is', null).limit(1).executeTakeFirst();
+  if (waiting === undefined) return;
   for (let pass = 0; pass < MAX_POSITION_PASSES && (await assignEventPositions(store)) === POSITION_BATCH; pass += 1);
+}
+
+type EventRow = { position: number | string | null; id: string; type: string; vin: string; company_id: string; application_id: string | null; occurred_at: number | string; data: string };
+
+const toStoredEvent = (r: EventRow): StoredEvent => ({
+  position: Number(r.position), id: r.id, type: r.type, vin: r.vin, companyId: r.company_id, applicationId: r.application_id,
+  occurredAt: Number(r.occurred_at), data: JSON.parse(r.data) as unknown,
+});
+
+/** Events after `position`, in position order, at most `limit` (every company's). */
+export async function readEventsAfter(store: StoreConnection, position: number, limit: number): Promise<StoredEvent[]> {
+  await numberCommittedEvents(store);
   const rows = await store.db.selectFrom('events').selectAll()
     .where('position', '>', position).orderBy('position').limit(limit).execute();
-  return rows.map((r) => ({
-    position: Number(r.position), id: r.id, type: r.type, vin: r.vin, companyId: r.company_id, applicationId: r.application_id,
-    occurredAt: Number(r.occurred_at), data: JSON.parse(r.data) as unknown,
-  }));
+  return rows.map(toStoredEvent);
+}
+
+export interface FeedFilter {
+  readonly companyId: string;
+  readonly applicationId: string;
+  /** Only these types; all when undefined. */
+  readonly types?: readonly string[] | undefined;
+  readonly vin?: string | undefined;
+}
+
+/**
+ * One company's events after `position` that an application of it may concern (its own command
+ * events, every vehicle and trip event), in position order, at most `limit`. Datapoint rules
+ * are the caller's (domain/event-visibility.ts). With `through`, positions up to it only (the
+ * caller numbered them, and read that far).
+ */
+export async function readFeedAfter(store: StoreConnection, filter: FeedFilter, position: number, limit: number, through?: number): Promise<StoredEvent[]> {
+  if (through === undefined) await numberCommittedEvents(store);
+  let query = store.db.selectFrom('events').selectAll()
+    .where('company_id', '=', filter.companyId).where('position', '>', position)
+    .where((eb) => eb.or([eb('application_id', 'is', null), eb('application_id', '=', filter.applicationId)]));
+  if (filter.types !== undefined) query = query.where('type', 'in', filter.types);
+  if (filter.vin !== undefined) query = query.where('vin', '=', filter.vin);
+  if (through !== undefined) query = query.where('position', '<=', through);
+  const rows = await query.orderBy('position').limit(limit).execute();
+  return rows.map(toStoredEvent);
+}
+
+/** The highest position handed out so far (0 before any): where a reader starting "now" begins. */
+export async function lastEventPosition(store: StoreConnection): Promise<number> {
+  await numberCommittedEvents(store);
+  return counter(store.db, 'events');
+}
+
+/** The highest position retention has dropped: a reader behind it has missed events. */
+export function prunedThrough(db: Db): Promise<number> {
+  return counter(db, 'pruned');
+}
+
+async function counter(db: Db, name: 'events' | 'pruned'): Promise<number> {
+  const row = await db.selectFrom('event_positions').select('last_position').where('name', '=', name).executeTakeFirst();
+  return Number(row?.last_position ?? 0);
 }
 
 /**
  * Retention: events written before `cutoff`, in batches (short write locks on SQLite). The
- * position counter is kept, so positions go on growing.
+ * position counter is kept, so positions go on growing; the highest position dropped is kept
+ * too, so a feed reader from before it is told it missed events.
  */
 export async function deleteEventsBefore(db: Db, cutoff: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const batch = db.selectFrom('events').select('seq').where('created_at', '<', cutoff).limit(DELETE_BATCH);
-    const result = await db.deleteFrom('events').where('seq', 'in', batch).executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
-    if (Number(result.numDeletedRows) < DELETE_BATCH) return deleted;
+    const count = await db.transaction().execute(async (trx) => {
+      const batch = trx.selectFrom('events').select('seq').where('created_at', '<', cutoff).limit(DELETE_BATCH);
+      const rows = await trx.deleteFrom('events').where('seq', 'in', batch).returning('position').execute();
+      let highest = 0;
+      for (const r of rows) if (r.position !== null && Number(r.position) > highest) highest = Number(r.position);
+      if (highest > 0) {
+        await trx.updateTable('event_positions').set({ last_position: highest })
+          .where('name', '=', 'pruned').where('last_position', '<', highest).execute();
+      }
+      return rows.length;
+    });
+    deleted += count;
+    if (count < DELETE_BATCH) return deleted;
   }
 }

@@ -45,3 +45,18 @@ export async function replaceKeptIdempotentResponse(db: Db, applicationId: strin
     .where('application_id', '=', applicationId).where('key', '=', key).where('response', '=', sealed).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Every sealed webhook secret (current and previous) with its endpoint. */
+export async function listWebhookSecrets(db: Db): Promise<{ id: string; column: 'secret_sealed' | 'previous_secret_sealed'; sealed: string }[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']).execute();
+  return rows.flatMap((r) => [
+    { id: r.id, column: 'secret_sealed' as const, sealed: r.secret_sealed },
+    ...(r.previous_secret_sealed === null ? [] : [{ id: r.id, column: 'previous_secret_sealed' as const, sealed: r.previous_secret_sealed }]),
+  ]);
+}
+
+/** Returns the number of rows changed: 0 when the secret is no longer `sealed` (rotated meanwhile). */
+export async function replaceWebhookSecret(db: Db, id: string, column: 'secret_sealed' | 'previous_secret_sealed', sealed: string, resealed: string): Promise<number> {
+  const result = await db.updateTable('webhook_endpoints').set({ [column]: resealed }).where('id', '=', id).where(column, '=', sealed).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

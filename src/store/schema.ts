@@ -217,6 +217,59 @@ export interface VehiclePresenceTable {
   changed_at: number;
 }
 
+/** An application's webhook receiver (migration 0012). */
+export interface WebhookEndpointsTable {
+  id: string;
+  application_id: string;
+  company_id: string;
+  url: string;
+  /** JSON: `"*"` or a list of event types. */
+  event_types: string;
+  /** `pending_verification`, `enabled` or `disabled`. */
+  status: string;
+  /** `gone` (410), `failing` (the disable rule), `operator`, or null. */
+  disabled_reason: string | null;
+  /** AES-256-GCM box of the `whsec_…` secret, bound to the endpoint id. */
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  failing_since: number | null;
+  enabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event to one endpoint (migration 0012). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** `pending`, `succeeded`, `failed` (retries exhausted, or the endpoint gone) or `dropped` (the event is gone or no longer visible). */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One HTTP attempt, for the attempt log (migration 0012): never the receiver's body. */
+export interface WebhookAttemptsTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** `auto` (deliveries, recovered ones too), `test` (ping) or `verification`. */
+  trigger: string;
+  attempted_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -232,4 +285,7 @@ export interface Database {
   events: EventsTable;
   event_positions: EventPositionsTable;
   vehicle_presence: VehiclePresenceTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

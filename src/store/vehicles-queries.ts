@@ -73,6 +73,13 @@ export async function findAllCompanyVehicles(db: Db, companyId: string, vins: re
   return rows.length === vins.length ? new Map(rows.map((r) => [r.vin, r])) : undefined;
 }
 
+/** The OEM of each of these VINs that the company has (others are absent from the map). */
+export async function companyVehicleOems(db: Db, companyId: string, vins: readonly string[]): Promise<Map<string, string>> {
+  if (vins.length === 0) return new Map();
+  const rows = await db.selectFrom('vehicles').select(['vin', 'oem']).where('company_id', '=', companyId).where('vin', 'in', vins).execute();
+  return new Map(rows.map((r) => [r.vin, r.oem]));
+}
+
 /** What a command to a company's vehicle needs: its OEM's connector and commands, and the plan's. */
 export interface CommandTarget {
   readonly vin: string;

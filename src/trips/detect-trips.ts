@@ -12,8 +12,8 @@
  */
 import { emptyTripState, TripDetector, type DetectedTrip, type TripThresholds } from '../domain/trip-detection.js';
 import type { StoreConnection } from '../store/connection.js';
-import { tripEndedEvent } from '../domain/events.js';
-import { tripFacts } from '../domain/trip-record.js';
+import { tripEndedEvent, tripStartedEvent, type EventDraft } from '../domain/events.js';
+import { tripFacts, type TripStart } from '../domain/trip-record.js';
 import { appendEvents } from '../store/events-queries.js';
 import { findVehicle } from '../store/vehicles-queries.js';
 import { oldestTelemetryTs } from '../store/telemetry-queries.js';
@@ -58,9 +58,16 @@ async function detectChunk(
     const detector = new TripDetector(settings.thresholds, tankLiters, state);
     const rows = await readTripInputs(trx, vin, after, now - settings.latenessMs, CHUNK);
     const trips: DetectedTrip[] = [];
+    const starts: TripStart[] = [];
+    let openSince = detector.openSince;
     for (const r of rows) {
       const trip = detector.push({ ts: r.ts, speed: r.speed, latitude: r.latitude, longitude: r.longitude, odometer: r.odometer, fuelLevel: r.fuel_level });
       if (trip) trips.push(trip);
+      if (detector.openSince !== openSince) {
+        openSince = detector.openSince;
+        const start = detector.state.trip?.start;
+        if (start) starts.push({ vin, start_ts: start.ts, start_odometer: start.odometer, start_latitude: start.latitude, start_longitude: start.longitude });
+      }
     }
     const caughtUp = rows.length < CHUNK;
     let last = rows.at(-1)?.ts ?? after;
@@ -78,11 +85,17 @@ async function detectChunk(
     // Nothing fed, closed or rewound: the cursor already says this, so leave the row alone.
     if (rows.length === 0 && trips.length === 0 && !rewinding) return { records: 0, trips: 0, caughtUp };
     const stored = await insertTrips(trx, vin, trips, now);
-    // `trip.ended` for each trip stored, in the same transaction. Detected again unchanged after a
-    // rewind, a trip is the same event (its id is its VIN, start and end); changed, it is a new one.
-    if (stored.size > 0) {
+    // `trip.started` as detection opens a trip and `trip.ended` for each trip stored, in the same
+    // transaction. Detected again unchanged after a rewind, a trip makes the same events (their
+    // ids are the VIN and instants); changed, new ones.
+    const ended = trips.filter((t) => stored.has(t.startTs));
+    if (starts.length > 0 || ended.length > 0) {
       const vehicle = await findVehicle(trx, vin);
-      if (vehicle) await appendEvents(trx, trips.filter((t) => stored.has(t.startTs)).map((t) => tripEndedEvent(vehicle.companyId, tripFacts(vin, t))), now);
+      if (vehicle) {
+        const events: EventDraft[] = starts.map((s) => tripStartedEvent(vehicle.companyId, s));
+        for (const t of ended) events.push(tripEndedEvent(vehicle.companyId, tripFacts(vin, t)));
+        await appendEvents(trx, events, now);
+      }
     }
     await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };

@@ -13,7 +13,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-worker.js';
 import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
 import type { PresenceSettings } from '../events/vehicle-presence.js';
-import { startPeriodicAll, type StopLoop } from './periodic.js';
+import { startPeriodicAll, type PeriodicWorker, type StopLoop } from './periodic.js';
 
 export interface BackgroundWorkerSettings {
   readonly telemetryRetentionMs: number;
@@ -24,6 +24,7 @@ export interface BackgroundWorkerSettings {
 
 export function startBackgroundWorkers(
   store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: BackgroundWorkerSettings, logger: Logger,
+  webhooks?: { periodicWorker(): PeriodicWorker },
 ): StopLoop {
   return startPeriodicAll([
     new CommandWorker(store, connectors, clock, undefined, logger).periodicWorker(),
@@ -32,5 +33,6 @@ export function startBackgroundWorkers(
     idempotencyKeyExpiryWorker(store, clock, logger),
     vehiclePresenceWorker(store, clock, settings.presence, logger),
     eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
+    ...(webhooks ? [webhooks.periodicWorker()] : []),
   ], { logger });
 }

@@ -66,17 +66,24 @@ describe.each(DATABASE_KINDS)('events written by telemetry, trips and commands o
     expect(await newEvents()).toEqual([]);
   });
 
-  it('when detection closes a trip, then trip.ended carries the whole trip record; detected again after a rewind, it is still one event', async () => {
+  it('when detection opens and closes a trip, then trip.started says where it began and trip.ended carries the whole trip record; detected again after a rewind, still one of each', async () => {
     const start = svc.clock.now() - 60 * MIN * 1000;
     const drive = syntheticDrive(start, [stand(5 * MIN), move(60, 20 * MIN), stand(20 * MIN)]);
     expect((await svc.ingest(toIngest(drive))).body.rejected).toEqual([]);
     svc.clock.advance(30 * MIN * 1000);
     await runTripDetectionOnce(svc.store, svc.clock, settings, { expire: false });
-    const [ended, ...rest] = await newEvents();
+    const [started, ended, ...rest] = await newEvents();
     expect(rest).toEqual([]);
     expect(ended).toMatchObject({ type: 'trip.ended', vin: VIN, companyId: 'alpha', applicationId: null });
     const trip = (await svc.store.db.selectFrom('trips').selectAll().where('vin', '=', VIN).executeTakeFirstOrThrow());
     expect(ended!.occurredAt).toBe(Number(trip.end_ts));
+    // trip.started: when and where it began, the same instant and place as the trip's start.
+    expect(started).toMatchObject({ type: 'trip.started', vin: VIN, companyId: 'alpha', applicationId: null, occurredAt: Number(trip.start_ts) });
+    const endedData = ended!.data as Record<string, unknown>;
+    expect(started!.data).toEqual({
+      vin: VIN, start_date_time: endedData['start_date_time'], start_odometer: endedData['start_odometer'],
+      start_latitude: endedData['start_latitude'], start_longitude: endedData['start_longitude'],
+    });
     expect(Object.keys(ended!.data as object)).toEqual([
       'vin', 'start_date_time', 'end_date_time', 'duration', 'avg_speed', 'max_speed', 'start_odometer', 'end_odometer',
       'distance', 'avg_fuel_consumption', 'start_latitude', 'start_longitude', 'end_latitude', 'end_longitude',

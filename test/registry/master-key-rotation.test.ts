@@ -14,6 +14,7 @@ import { sign } from '../support/command-client.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('keys file rotation', () => {
   let dir: string;
@@ -65,15 +66,20 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
     const oldId = old.master[0]!.id;
     const first = await signedCommand(await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), 'rotation-1');
     expect(first.status).toBe(200);
+    const receiver = await startWebhookReceiver();
+    const hook = await svc.request('POST', '/webhook-endpoints', {
+      headers: { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` }, json: { url: receiver.url, event_types: ['*'] },
+    });
+    expect(hook.status).toBe(201);
 
     // 1. A new master key first, the old one still listed; the service restarted with both.
     const both = keyringFromDocument({ ...asDocument(old), master: [{ id: 'new-master', key: Buffer.alloc(32, 7).toString('base64') }, ...asDocument(old).master] }, 'test');
     await svc.restartWithKeyring(both);
     // 2. keys reseal: sealed values move at once (and a second run has nothing left to do).
     const report = await resealUnderCurrentKey(svc.store.db, both);
-    expect(report).toMatchObject({ idempotentResponses: 1, unopenable: 0 });
+    expect(report).toMatchObject({ idempotentResponses: 1, webhookSecrets: 1, unopenable: 0 });
     expect(report.signSecrets).toBeGreaterThanOrEqual(4);
-    expect(await resealUnderCurrentKey(svc.store.db, both)).toEqual({ signSecrets: 0, idempotentResponses: 0, unopenable: 0 });
+    expect(await resealUnderCurrentKey(svc.store.db, both)).toEqual({ signSecrets: 0, idempotentResponses: 0, webhookSecrets: 0, unopenable: 0 });
     // 3. Hashes move on their next use: a token for each application in use, one ingest.
     for (const [clientId, secret] of [['alpha-dispatch', SECRETS.alphaDispatch.client], ['alpha-reports', SECRETS.alphaReports.client], ['alpha-short', SECRETS.alphaShort.client], ['beta-ops', SECRETS.betaOps.client]] as const) {
       await svc.token(clientId, secret);
@@ -82,7 +88,7 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
     const usage = (await masterKeyUsage(svc.store.db, both)).find((u) => u.keyId === oldId)!;
     // Left: the disabled application's hash (it cannot sign in) and othermotors' generated ingest
     // key, which nobody has pushed with: both secrets must be rotated before the old key can go.
-    expect(usage).toMatchObject({ current: false, known: true, signSecrets: 0, ingestKeyHashes: 1, idempotentResponses: 0, clientSecretHashes: 1 });
+    expect(usage).toMatchObject({ current: false, known: true, signSecrets: 0, ingestKeyHashes: 1, idempotentResponses: 0, clientSecretHashes: 1, webhookSecrets: 0 });
 
     // 4. The old key retired: everything that is in use still works.
     const onlyNew = keyringFromDocument({ ...asDocument(old), master: [asDocument(both).master[0]!] }, 'test');
@@ -93,6 +99,10 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
     expect(replay.text).toBe(first.text);
     expect((await signedCommand(token, 'rotation-2')).status).toBe(200);
     expect((await svc.ingest([])).status).toBe(200);
+    // The webhook secret opens under the new key: a signed ping reaches the receiver.
+    const ping = await svc.request('POST', `/webhook-endpoints/${hook.body.id}/test`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ping.body).toMatchObject({ status_code: 200, error: null });
+    await receiver.close();
     expect((await masterKeyUsage(svc.store.db, onlyNew)).find((u) => u.keyId === oldId)).toMatchObject({ known: false, clientSecretHashes: 1 });
   });
 

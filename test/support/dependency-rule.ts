@@ -25,8 +25,8 @@ export interface Layer {
 export const LAYERS: readonly Layer[] = [
   { name: 'domain', members: ['domain'] },
   { name: 'security and store', members: ['security', 'store'] },
-  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'workers'] },
-  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'console'] },
+  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers'] },
+  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'console'] },
   { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts'] },
 ];
 

@@ -3,6 +3,12 @@
  * fixture fleet, the real Fastify app listening on a free loopback port, a clock the test moves,
  * and every log line captured so tests can assert on them.
  */
+import type { LookupFunction } from 'node:net';
+import { WebhookSender } from '../../src/delivery/webhook-sender.js';
+import { allowListOf, webhookDialPolicy } from '../../src/domain/webhook-url.js';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import type { WebhookDeps } from '../../src/webhooks/webhook-endpoints.js';
+import { DEFAULT_WEBHOOK_TIMING, type WebhookSettings } from '../../src/webhooks/webhook-settings.js';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
@@ -81,6 +87,10 @@ export interface TestService {
   readonly metrics: Registry;
   /** Restarts the HTTP app on the same port and database with other keys (a key rotation). */
   restartWithKeyring(keyring: Keyring): Promise<void>;
+  /** What the webhook routes and the dispatcher share (the test clock, the service's keyring). */
+  readonly webhooks: WebhookDeps;
+  /** Webhook delivery, driven by the test: `runOnce()` fans out and sends what is due now. */
+  readonly dispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -94,8 +104,10 @@ export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
-  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary'>>;
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'eventStreams'>>;
   /** Start the tracker gateway too; the numbers override its defaults. */
+  /** Webhooks: allowed networks (loopback when absent), a resolver (DNS rebinding tests), settings. */
+  readonly webhooks?: { readonly allowCidrs?: readonly string[]; readonly lookup?: LookupFunction; readonly settings?: Partial<WebhookSettings> };
   readonly gateway?: boolean | { readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
 }
 
@@ -124,12 +136,27 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     get simCloudKey() { return simCloud.key; },
     set simCloudKey(key) { simCloud = { ...simCloud, key }; connectors.useSimulatedCloud(simCloud.url, simCloud.key); },
   };
+  // Webhooks as `serve` wires them, loopback allowed by default (the tests' receivers listen there).
+  const hooks = options.webhooks ?? {};
+  const allowList = allowListOf(hooks.allowCidrs ?? ['127.0.0.0/8']);
+  const webhookSender = new WebhookSender({
+    policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') }, lookup: hooks.lookup, userAgent: 'telematics-webhooks/test',
+  });
+  const webhooksWith = (keys: Keyring): WebhookDeps => ({
+    store, keyring: keys, clock, transport: webhookSender,
+    settings: {
+      ...DEFAULT_WEBHOOK_TIMING, allowList, hasAllowList: (hooks.allowCidrs ?? ['127.0.0.0/8']).length > 0, retentionMs: 30 * 86_400_000,
+      timeoutMs: 2000, pollMs: 20, ...hooks.settings,
+    },
+  });
+  let webhooks = webhooksWith(keyring);
   const appWith = (keys: Keyring) => buildApp({
     store, keyring: keys, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
-    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits,
+    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits, webhooks,
     ...options.http,
   });
   let app = await appWith(keyring);
+  let dispatcher = new WebhookDispatcher(webhooks, createLogger('info', sink));
   const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
   let cloud: SimulatedOemCloud | undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -168,9 +195,13 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, worker, gateway, metrics,
     get app() { return app; },
     get keyring() { return currentKeyring; },
+    get webhooks() { return webhooks; },
+    get dispatcher() { return dispatcher; },
     async restartWithKeyring(next) {
       await app.close();
       currentKeyring = next;
+      webhooks = webhooksWith(next);
+      dispatcher = new WebhookDispatcher(webhooks, createLogger('info', sink));
       app = await appWith(next);
       await app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
     },
@@ -198,6 +229,9 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     async close() {
       await gateway?.close();
       await app.close();
+      dispatcher.close();
+      await dispatcher.settle();
+      webhookSender.close();
       await cloud?.close();
       await store.close().catch(() => {});
       await database.drop();

@@ -65,6 +65,25 @@ export const errors = Object.freeze({
   // POST /ingest/{oem} (OPERATIONS.md)
   invalidIngestKey: entry('TLM_INVALID_INGEST_KEY', 401, 'Invalid ingest key.'),
 
+  // GET /events and /events/stream (D12, OPERATIONS.md "Events")
+  eventCursorInvalid: entry('TLM_EVENT_CURSOR_INVALID', 400, 'Invalid cursor: use a next_cursor (or an event stream id) given by this service.'),
+  eventCursorExpired: entry('TLM_EVENT_CURSOR_EXPIRED', 410, 'Cursor expired: events after it are no longer kept. Start again without a cursor.'),
+  unknownEventType: entry('TLM_UNKNOWN_EVENT_TYPE', 400, 'Unknown event type: {name}.'),
+  eventLimitInvalid: entry('TLM_EVENT_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 500.'),
+  eventVinInvalid: entry('TLM_EVENT_VIN_INVALID', 400, 'vin must be a 17-character VIN.'),
+  tooManyEventStreams: entry('TLM_TOO_MANY_EVENT_STREAMS', 429, 'Too many event streams open for this application (at most {max}).'),
+
+  // /webhook-endpoints (D12, OPERATIONS.md "Events")
+  webhookUrlInvalid: entry('TLM_WEBHOOK_URL_INVALID', 400, 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment.'),
+  webhookUrlRefused: entry('TLM_WEBHOOK_URL_REFUSED', 400, 'url points where webhooks may not go: {reason}.'),
+  webhookEventTypesInvalid: entry('TLM_WEBHOOK_EVENT_TYPES_INVALID', 400, 'event_types must be a non-empty list of event types, or ["*"].'),
+  tooManyWebhookEndpoints: entry('TLM_TOO_MANY_WEBHOOK_ENDPOINTS', 409, 'An application may have at most {max} webhook endpoints.'),
+  webhookEndpointNotFound: entry('TLM_WEBHOOK_ENDPOINT_NOT_FOUND', 404, 'Webhook endpoint not found.'),
+  webhookRotationInvalid: entry('TLM_WEBHOOK_ROTATION_INVALID', 400, 'previous_secret_expires_in must be an integer number of seconds from 0 to 604800.'),
+  webhookEndpointNotEnabled: entry('TLM_WEBHOOK_ENDPOINT_NOT_ENABLED', 409, 'The webhook endpoint is not enabled: verify it first.'),
+  webhookEndpointDisabledByOperator: entry('TLM_WEBHOOK_ENDPOINT_DISABLED_BY_OPERATOR', 409, 'The webhook endpoint was disabled by the operator: ask them to enable it.'),
+  webhookSinceInvalid: entry('TLM_WEBHOOK_SINCE_INVALID', 400, 'since must be a date within the event retention: {formats}.'),
+
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
   malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),

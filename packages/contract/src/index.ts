@@ -8,7 +8,7 @@ export { TRIP_DATAPOINT_NAMES, type TripDatapointName } from './trip-datapoints.
 export { COMMAND_NAMES, CONFIRMED_COMMANDS, isKnownCommand, type CommandName } from './command-catalogue.js';
 export { canonicalCommandBody, SIGNATURE_PATTERN } from './command-signature.js';
 export {
-  ACCEPTED_DATE_FORMATS, createSpacedLocalFormatter, formatDuration, formatIsoLocal, formatSpacedLocal, parseInputDate,
+  ACCEPTED_DATE_FORMATS, createSpacedLocalFormatter, formatDuration, formatIsoLocal, formatIsoWithOffset, formatSpacedLocal, parseInputDate,
   parseRecordInstant, SERVICE_OFFSET_MINUTES, type ParsedInputDate,
 } from './time.js';
 export { ErrorBody } from './schemas/error-body.js';
@@ -22,3 +22,8 @@ export {
 } from './schemas/vehicle-command.js';
 export { IngestParams, IngestRequest, IngestResponse, MAX_INGEST_RECORDS } from './schemas/ingest.js';
 export { HealthStatus } from './schemas/health.js';
+export {
+  DEFAULT_EVENTS_PAGE, EVENT_TYPES, EventEnvelope, EventsPage, EventsQuery, EventStreamQuery, isEventType, MAX_EVENTS_PAGE,
+  type EventType, type ServiceEvent,
+} from './schemas/events.js';
+export { EVENT_DATA_SCHEMAS, eventSchema, webhooksSection } from './schemas/event-types.js';

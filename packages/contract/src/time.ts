@@ -27,6 +27,13 @@ export function formatIsoLocal(epochMs: number): string {
   return `${datePart(d)}T${timePart(d)}`;
 }
 
+const OFFSET_SUFFIX = `${SERVICE_OFFSET_MINUTES < 0 ? '-' : '+'}${pad2(Math.floor(Math.abs(SERVICE_OFFSET_MINUTES) / 60))}:${pad2(Math.abs(SERVICE_OFFSET_MINUTES) % 60)}`;
+
+/** `YYYY-MM-DDTHH:MM:SS-03:00`: an event's `timestamp` (D12 asks for the offset, which the interface's own fields omit). */
+export function formatIsoWithOffset(epochMs: number): string {
+  return formatIsoLocal(epochMs) + OFFSET_SUFFIX;
+}
+
 /** `YYYY-MM-DD HH:MM:SS` at -03:00: command times, data record `date_time`. */
 export function formatSpacedLocal(epochMs: number): string {
   const d = localParts(epochMs);

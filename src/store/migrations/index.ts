@@ -10,6 +10,8 @@ import { idempotencyKeysMigration } from './0007-idempotency-keys.js';
 import { eventsMigration } from './0008-events.js';
 import { tripCursorOpenTripMigration } from './0009-trip-cursor-open-trip.js';
 import { trackersMigration } from './0010-trackers.js';
+import { eventFeedMigration } from './0011-event-feed.js';
+import { webhooksMigration } from './0012-webhooks.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -27,6 +29,8 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0008-events': eventsMigration(capabilities),
     '0009-trip-cursor-open-trip': tripCursorOpenTripMigration,
     '0010-trackers': trackersMigration,
+    '0011-event-feed': eventFeedMigration,
+    '0012-webhooks': webhooksMigration,
   });
 }
 

@@ -1,0 +1,50 @@
+/**
+ * What `/metrics` tells an operator about webhooks: attempts by result and how long they took
+ * (from the dispatcher), and, read from the database when scraped, deliveries waiting and how
+ * long the oldest has waited, and endpoints by status. A growing backlog with `timeout` or
+ * `http_error` results is a receiver in trouble; `refused` is an endpoint pointing where
+ * webhooks may not go.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { StoreConnection } from '../store/connection.js';
+import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-dispatcher.js';
+
+export class WebhookMetrics implements WebhookObserver {
+  readonly #attempts: Counter<'result'>;
+  readonly #seconds: Histogram;
+
+  constructor(registry: Registry, store: StoreConnection, now: () => number = Date.now) {
+    const registers = [registry];
+    this.#attempts = new Counter({ name: 'webhook_attempts_total', help: 'Webhook delivery attempts by result', labelNames: ['result'] as const, registers });
+    this.#seconds = new Histogram({ name: 'webhook_attempt_seconds', help: 'How long webhook attempts took, answer or not', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15], registers });
+    new Gauge({
+      name: 'webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (due or retrying later)', registers,
+      async collect() {
+        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+        this.set(Number(row?.n ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'webhook_oldest_due_seconds', help: 'How long the longest-waiting due delivery has been due', registers,
+      async collect() {
+        const at = now();
+        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due'))
+          .where('status', '=', 'pending').where('next_attempt_at', '<=', at).executeTakeFirst();
+        this.set(row?.due == null ? 0 : Math.max(0, (at - Number(row.due)) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'webhook_endpoints', help: 'Webhook endpoints by status', labelNames: ['status'] as const, registers,
+      async collect() {
+        const rows = await store.db.selectFrom('webhook_endpoints').select(['status', (eb) => eb.fn.countAll<number | string>().as('n')]).groupBy('status').execute();
+        this.reset();
+        for (const r of rows) this.set({ status: r.status }, Number(r.n));
+      },
+    });
+  }
+
+  attempt(result: AttemptResult, seconds: number): void {
+    this.#attempts.inc({ result });
+    this.#seconds.observe(seconds);
+  }
+}

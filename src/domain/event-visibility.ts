@@ -1,0 +1,56 @@
+/**
+ * Who may see an event, and what of it (D12): an application sees the command events of its own
+ * commands only and the vehicle and trip events of its company's vehicles; nothing it sees
+ * carries a datapoint outside what its company may read for that vehicle (the plan ∩ the OEM's
+ * datapoints, D10). The same rules serve the feed, the stream and webhooks. Pure: no I/O.
+ */
+import type { EventType, ServiceEvent } from '@telematics/contract';
+import { formatIsoWithOffset } from './time.js';
+import { TRIP_FIELD_SOURCES } from './trip-record.js';
+
+export interface EventViewer {
+  readonly companyId: string;
+  readonly applicationId: string;
+}
+
+/** An event as the outbox holds it. */
+export interface OutboxEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly vin: string;
+  readonly companyId: string;
+  readonly applicationId: string | null;
+  readonly occurredAt: number;
+  readonly data: unknown;
+}
+
+/** Whether a datapoint of the event's vehicle is readable by the viewer's company. */
+export type DatapointAllowed = (datapoint: string) => boolean;
+
+/** Events that repeat a record's `event` value: shown only where the `event` datapoint is. */
+const EVENT_DATAPOINT_TYPES: ReadonlySet<string> = new Set(['vehicle.ignition_on', 'vehicle.ignition_off', 'vehicle.charging']);
+
+/** Whether the viewer may see this event at all, before datapoints are looked at. */
+export function mayConcern(event: Pick<OutboxEvent, 'companyId' | 'applicationId'>, viewer: EventViewer): boolean {
+  return event.companyId === viewer.companyId && (event.applicationId === null || event.applicationId === viewer.applicationId);
+}
+
+/** Whether the event's type needs to know the vehicle's readable datapoints. */
+export const dependsOnDatapoints = (type: string): boolean => EVENT_DATAPOINT_TYPES.has(type) || type.startsWith('trip.');
+
+/** The event as the viewer receives it, or undefined when the viewer may not see it. */
+export function eventAsSeenBy(event: OutboxEvent, viewer: EventViewer, allowed: DatapointAllowed): ServiceEvent | undefined {
+  if (!mayConcern(event, viewer)) return undefined;
+  if (EVENT_DATAPOINT_TYPES.has(event.type) && !allowed('event')) return undefined;
+  const data = event.type.startsWith('trip.') ? tripFieldsAllowed(event.data as Record<string, unknown>, allowed) : event.data as Record<string, unknown>;
+  return { id: event.id, type: event.type as EventType, timestamp: formatIsoWithOffset(event.occurredAt), data };
+}
+
+function tripFieldsAllowed(data: Record<string, unknown>, allowed: DatapointAllowed): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(data)) {
+    const sources = TRIP_FIELD_SOURCES[field];
+    if (sources?.some((needs) => needs.every(allowed))) shown[field] = value;
+  }
+  return shown;
+}

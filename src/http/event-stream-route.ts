@@ -1,0 +1,105 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { EventStreamQuery } from '@telematics/contract';
+import { errors, ServiceError } from '../domain/errors.js';
+import { EventStreamHub, type StreamedEvent } from '../events/event-stream-hub.js';
+import { feedStart, parseCursor, parseFeedSelection } from '../events/read-event-feed.js';
+import { lastEventPosition } from '../store/events-queries.js';
+import { principalOf } from './authenticate-hook.js';
+import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import type { AppDeps, EventStreamSettings } from './app-deps.js';
+
+const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000 };
+/** What EventSource waits before reconnecting, ms (the SSE `retry:` field). */
+const RETRY_MS = 5000;
+
+const frame = ({ cursor, event }: StreamedEvent): string => `id: ${cursor}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/**
+ * GET /events/stream: Server-Sent Events of what GET /events would answer, as it commits.
+ * Resumes after `Last-Event-ID` (or `after`), else starts now. Not compressed (a compressor
+ * would hold events back), registered behind the authentication hook.
+ */
+export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
+  const settings = { ...DEFAULTS, ...deps.eventStreams };
+  return async (parent) => {
+    const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    const hub = new EventStreamHub(deps.store, {
+      pollMs: settings.pollMs,
+      onError: (error) => deps.logger.error({ err: error }, 'event streams could not read the outbox; retrying'),
+    });
+    const openByApplication = new Map<string, number>();
+    const open = new Set<() => void>();
+    // Streams never end by themselves: close them, or closing the server would wait for them.
+    app.addHook('preClose', async () => {
+      hub.close();
+      for (const end of [...open]) end();
+    });
+
+    app.get('/events/stream', {
+      schema: {
+        summary: 'Follow the events the application may see, live (Server-Sent Events)',
+        description: 'text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it. '
+          + `Resumes after Last-Event-ID (or \`after\`), else from now; a comment line every ${settings.keepAliveMs / 1000} s; `
+          + `the stream ends after ${settings.maxDurationMs / 60_000} min (reconnect with Last-Event-ID). See docs/events.md.`,
+        tags: ['events'],
+        security: bearerSecurity,
+        querystring: EventStreamQuery,
+        response: {
+          200: { description: 'The stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          400: errorResponse('A cursor this service did not give, an unknown event type, or a vin filter that is not a VIN'),
+          ...authErrors,
+          410: errorResponse('Cursor expired: events after it are no longer kept. Start again without a cursor.'),
+          429: errorResponse('Too many event streams open for this application (at most N).'),
+        },
+      },
+    }, async (request, reply) => {
+      const { companyId, applicationId } = principalOf(request);
+      const selection = parseFeedSelection(request.query);
+      const lastEventId = request.headers['last-event-id'];
+      const cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after;
+      const position = cursor === undefined ? await lastEventPosition(deps.store) : await feedStart(deps.store, parseCursor(cursor));
+      const held = openByApplication.get(applicationId) ?? 0;
+      if (held >= settings.perApplication) throw new ServiceError(errors.tooManyEventStreams, { max: String(settings.perApplication) });
+      openByApplication.set(applicationId, held + 1);
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // nginx buffers responses unless told not to.
+        'x-accel-buffering': 'no',
+      });
+      res.write(`retry: ${RETRY_MS}\n: open\n\n`);
+      request.log.info({ route: '/events/stream', applicationId }, 'event stream opened');
+
+      let ended = false;
+      const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), settings.keepAliveMs);
+      const maxDuration = setTimeout(() => end(), settings.maxDurationMs);
+      const unsubscribe = hub.subscribe({ companyId, applicationId }, selection, position, {
+        send: (events) => res.write(events.map(frame).join('')),
+        ready: () => new Promise((resolve) => res.once('drain', resolve)),
+      });
+      function end(): void {
+        if (ended) return;
+        ended = true;
+        clearInterval(keepAlive);
+        clearTimeout(maxDuration);
+        unsubscribe();
+        open.delete(end);
+        const left = (openByApplication.get(applicationId) ?? 1) - 1;
+        if (left > 0) openByApplication.set(applicationId, left);
+        else openByApplication.delete(applicationId);
+        if (!res.writableEnded) res.end();
+        request.log.info({ route: '/events/stream', applicationId }, 'event stream closed');
+      }
+      open.add(end);
+      res.once('close', end);
+      // A client gone while the stream was being set up: its 'close' has fired already.
+      if (res.destroyed || request.raw.socket.destroyed) end();
+    });
+  };
+}

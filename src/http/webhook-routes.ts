@@ -1,0 +1,167 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ACCEPTED_DATE_FORMATS, parseInputDate } from '@telematics/contract';
+import { errors, ServiceError } from '../domain/errors.js';
+import {
+  attemptLog, createEndpoint, endpointResource, listEndpoints, ownEndpoint, pingEndpoint, recoverEndpoint, removeEndpoint, rotateSecret,
+  verifyEndpoint, type WebhookDeps,
+} from '../webhooks/webhook-endpoints.js';
+import { principalOf } from './authenticate-hook.js';
+import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import type { FastifyBaseLogger } from 'fastify';
+
+const EndpointParams = Type.Object({ id: Type.String({ description: 'The endpoint id' }) });
+const AnyObject = (description: string) => Type.Unsafe<Readonly<Record<string, unknown>>>({ type: 'object', description });
+const Endpoint = Type.Object({
+  id: Type.String(), url: Type.String(), event_types: Type.Array(Type.String()),
+  status: Type.String({ description: 'pending_verification, enabled or disabled' }),
+  disabled_reason: Type.Union([Type.String({ description: 'gone (the receiver answered 410), failing, operator' }), Type.Null()]),
+  created: Type.String(),
+});
+const notFound = { 404: errorResponse('Webhook endpoint not found.') };
+const tooSoon = { 429: errorResponse('Too many requests. Retry after N s. (one verify or test per endpoint every 5 s)') };
+const SEND_SPACING_MS = 5000;
+
+/**
+ * /webhook-endpoints: an application's receivers (docs/events.md "Webhooks"); registered behind
+ * the authentication hook. A new endpoint is sent the verification challenge at once, without
+ * holding the answer to its creation; POST …/verify sends it again.
+ */
+export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): FastifyPluginAsync {
+  return async (parent) => {
+    const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    const owner = (request: Parameters<typeof principalOf>[0]) => {
+      const { companyId, applicationId } = principalOf(request);
+      return { companyId, applicationId };
+    };
+    const verifySoon = (id: string) => {
+      void ownEndpointById(id).then((row) => row && verifyEndpoint(deps, row)).catch((error: unknown) => logger.error({ err: error, endpoint: id }, 'webhook verification could not run'));
+    };
+    // Each of these sends a request to the endpoint's URL: at most one per endpoint every few
+    // seconds, so the service is nobody's request cannon.
+    const lastSent = new Map<string, number>();
+    const spaced = (id: string) => {
+      const now = Date.now();
+      const wait = (lastSent.get(id) ?? -Infinity) + SEND_SPACING_MS - now;
+      if (wait > 0) {
+        const seconds = Math.ceil(wait / 1000);
+        throw new ServiceError(errors.rateLimited, { seconds: String(seconds) }, seconds);
+      }
+      if (lastSent.size >= 10_000) lastSent.clear();
+      lastSent.set(id, now);
+    };
+    const ownEndpointById = async (id: string) => deps.store.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+
+    app.post('/webhook-endpoints', {
+      schema: {
+        summary: 'Register a webhook endpoint',
+        description: 'Answers the signing secret (`whsec_…`), shown only here. The endpoint receives nothing until it has answered the signed `webhook.verification` event with 2xx and `{"challenge": "<data.challenge>"}`; the challenge is sent at once. See docs/events.md.',
+        tags: ['webhooks'], security: bearerSecurity,
+        body: AnyObject('url (https), event_types (a list of event types, or ["*"])'),
+        response: {
+          201: Type.Object({ ...Endpoint.properties, secret: Type.String({ description: 'whsec_…: verify signatures with it' }) }),
+          400: errorResponse('A url that is not https or points where webhooks may not go, or bad event_types'), ...authErrors,
+          409: errorResponse('An application may have at most N webhook endpoints.'),
+        },
+      },
+    }, async (request, reply) => {
+      const created = await createEndpoint(deps, owner(request), request.body);
+      verifySoon(created.id);
+      return reply.code(201).send(created);
+    });
+
+    app.get('/webhook-endpoints', {
+      schema: { summary: "List the application's webhook endpoints", tags: ['webhooks'], security: bearerSecurity, response: { 200: Type.Array(Endpoint), ...authErrors } },
+    }, async (request) => listEndpoints(deps, owner(request)));
+
+    app.get('/webhook-endpoints/:id', {
+      schema: { summary: 'Read a webhook endpoint', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 200: Endpoint, ...authErrors, ...notFound } },
+    }, async (request) => endpointResource(await ownEndpoint(deps, owner(request), request.params.id)));
+
+    app.delete('/webhook-endpoints/:id', {
+      schema: { summary: 'Remove a webhook endpoint', description: 'What it had not received yet is not sent.', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 204: Type.Null({ description: 'Removed' }), ...authErrors, ...notFound } },
+    }, async (request, reply) => {
+      await removeEndpoint(deps, owner(request), request.params.id);
+      return reply.code(204).send(null);
+    });
+
+    app.post('/webhook-endpoints/:id/verify', {
+      schema: {
+        summary: 'Send the verification challenge again',
+        description: 'An endpoint that answers it is enabled (also one that was disabled); the answer says how the receiver answered.',
+        tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
+        response: {
+          200: Type.Object({ ...Endpoint.properties, verification: Type.Object({ verified: Type.Boolean(), status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]) }) }),
+          ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint was disabled by the operator: ask them to enable it.'), ...tooSoon,
+        },
+      },
+    }, async (request) => {
+      const row = await ownEndpoint(deps, owner(request), request.params.id);
+      // Refused before counting as a send: nothing goes to the URL.
+      if (row.disabled_reason === 'operator') throw new ServiceError(errors.webhookEndpointDisabledByOperator);
+      spaced(row.id);
+      return verifyEndpoint(deps, row);
+    });
+
+    app.post('/webhook-endpoints/:id/rotate-secret', {
+      schema: {
+        summary: "Rotate the endpoint's signing secret",
+        description: 'Answers the new secret; the previous one also signs for `previous_secret_expires_in` seconds (default 86400, 0 for a leaked secret, at most 604800).',
+        tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
+        response: { 200: Type.Object({ id: Type.String(), secret: Type.String(), previous_secret_expires: Type.Union([Type.String(), Type.Null()]) }), 400: errorResponse('previous_secret_expires_in out of range'), ...authErrors, ...notFound },
+      },
+    }, async (request) => {
+      // The body is optional: none, or an object with previous_secret_expires_in.
+      const body = request.body;
+      if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw new ServiceError(errors.webhookRotationInvalid);
+      return rotateSecret(deps, owner(request), request.params.id, (body ?? undefined) as Readonly<Record<string, unknown>> | undefined);
+    });
+
+    app.post('/webhook-endpoints/:id/test', {
+      schema: {
+        summary: 'Send a signed webhook.ping now',
+        description: "Answers the receiver's status code (or the error class) and the time it took; never its body.",
+        tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
+        response: {
+          200: Type.Object({ event_id: Type.String(), status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), duration_ms: Type.Integer() }),
+          ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint is not enabled: verify it first.'), ...tooSoon,
+        },
+      },
+    }, async (request) => {
+      const row = await ownEndpoint(deps, owner(request), request.params.id);
+      if (row.status !== 'enabled') throw new ServiceError(errors.webhookEndpointNotEnabled);
+      spaced(row.id);
+      return pingEndpoint(deps, owner(request), row.id);
+    });
+
+    app.post('/webhook-endpoints/:id/recover', {
+      schema: {
+        summary: 'Send again what the endpoint missed since an instant',
+        description: 'Queues, oldest first, every event since `since` the endpoint may see and has not received (failed, or never sent while it was disabled).',
+        tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, body: AnyObject(`since: ${ACCEPTED_DATE_FORMATS}`),
+        response: { 202: Type.Object({ queued: Type.Integer() }), 400: errorResponse('since missing, malformed or out of the event retention'), ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint is not enabled: verify it first.') },
+      },
+    }, async (request, reply) => {
+      const since = typeof request.body['since'] === 'string' ? parseInputDate(request.body['since']) : undefined;
+      const now = deps.clock.now();
+      if (!since || since.epochMs > now || since.epochMs < now - deps.settings.retentionMs) throw new ServiceError(errors.webhookSinceInvalid, { formats: ACCEPTED_DATE_FORMATS });
+      return reply.code(202).send(await recoverEndpoint(deps, owner(request), request.params.id, since.epochMs));
+    });
+
+    app.get('/webhook-endpoints/:id/attempts', {
+      schema: {
+        summary: "The endpoint's attempt log, newest first",
+        description: 'Each attempt: event, trigger (auto, test, verification), time, duration, status code or error class. Receivers\' bodies are never kept.',
+        tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, querystring: Type.Object({ limit: Type.Optional(Type.String({ description: '1 to 500, default 100' })) }),
+        response: {
+          200: Type.Array(Type.Object({
+            event_id: Type.String(), event_type: Type.String(), trigger: Type.String(), attempted: Type.String(), duration_ms: Type.Integer(),
+            status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]),
+          })),
+          400: errorResponse('limit must be an integer from 1 to 500.'), ...authErrors, ...notFound,
+        },
+      },
+    }, async (request) => attemptLog(deps, owner(request), request.params.id, request.query.limit));
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Webhook endpoints, deliveries and attempts (migration 0012). Deliveries are made from the
+ * outbox by the fan-out (one writer at a time: the first statement locks its position row) and
+ * claimed by a conditional update, so two instances never both hold one; a lease that lapses
+ * (its holder died) makes the delivery due again: at least once, the same event id.
+ */
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from './connection.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+
+export const insertWebhookEndpoint = (db: Db, row: Insertable<WebhookEndpointsTable>) => db.insertInto('webhook_endpoints').values(row).execute();
+
+export const listWebhookEndpoints = (db: Db, applicationId: string): Promise<WebhookEndpointRow[]> =>
+  db.selectFrom('webhook_endpoints').selectAll().where('application_id', '=', applicationId).orderBy('created_at').orderBy('id').execute();
+
+export const listAllWebhookEndpoints = (db: Db): Promise<WebhookEndpointRow[]> =>
+  db.selectFrom('webhook_endpoints').selectAll().orderBy('company_id').orderBy('created_at').execute();
+
+export const findWebhookEndpoint = (db: Db, id: string): Promise<WebhookEndpointRow | undefined> =>
+  db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+
+export async function countWebhookEndpoints(db: Db, applicationId: string): Promise<number> {
+  const row = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number | string>().as('n')).where('application_id', '=', applicationId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export const updateWebhookEndpoint = (db: Db, id: string, changes: Updateable<WebhookEndpointsTable>) =>
+  db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute();
+
+/** Removes an endpoint; what it had not received is dropped with it. */
+export async function deleteWebhookEndpoint(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+  await db.deleteFrom('webhook_attempts').where('endpoint_id', '=', id).execute();
+  await db.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
+}
+
+export const enabledWebhookEndpoints = (db: Db): Promise<WebhookEndpointRow[]> =>
+  db.selectFrom('webhook_endpoints').selectAll().where('status', '=', 'enabled').execute();
+
+/** Queues events for endpoints; one already queued for an endpoint is left as it is. */
+export async function insertDeliveries(db: Db, rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing()).execute();
+  }
+}
+
+/** A due delivery with what sending it needs. */
+export interface DueDelivery {
+  readonly id: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly attempts: number;
+}
+
+/**
+ * Pending deliveries due now whose lease (if any) has lapsed, oldest due first, leaving out the
+ * endpoints that have no free slot (so one endpoint's backlog cannot fill every batch).
+ */
+export async function dueDeliveries(db: Db, now: number, limit: number, busyEndpoints: readonly string[] = []): Promise<DueDelivery[]> {
+  let query = db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id', 'event_id', 'attempts'])
+    .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+  if (busyEndpoints.length > 0) query = query.where('endpoint_id', 'not in', busyEndpoints);
+  const rows = await query.orderBy('next_attempt_at').limit(limit).execute();
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, attempts: Number(r.attempts) }));
+}
+
+/** Takes a delivery's lease if nobody holds it; false when another instance was first. */
+export async function claimDelivery(db: Db, id: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
+  const result = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
+    .where('id', '=', id).where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Records an attempt's end: the delivery's next state, released from the lease, only while this
+ * holder still has it (a holder whose lease lapsed must not overwrite the next one's outcome).
+ */
+export async function settleDelivery(db: Db, id: string, owner: string, changes: Pick<Updateable<WebhookDeliveriesTable>, 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error'>, now: number): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ ...changes, lease_owner: null, lease_until: null, updated_at: now })
+    .where('id', '=', id).where('lease_owner', '=', owner).execute();
+}
+
+/**
+ * An attempt's effect on its endpoint's streak, atomically (attempts run side by side): a success
+ * ends it; a failure starts it unless one is running. Answers the streak's start after.
+ */
+export async function recordEndpointOutcome(db: Db, id: string, success: boolean, now: number): Promise<number | null | undefined> {
+  const row = await db.updateTable('webhook_endpoints')
+    .set((eb) => ({ failing_since: success ? null : eb.fn.coalesce('failing_since', eb.val(now)), updated_at: now }))
+    .where('id', '=', id).returning('failing_since').executeTakeFirst();
+  return row === undefined ? undefined : row.failing_since === null ? null : Number(row.failing_since);
+}
+
+export const insertWebhookAttempt = (db: Db, row: Insertable<WebhookAttemptsTable>) => db.insertInto('webhook_attempts').values(row).execute();
+
+export const listWebhookAttempts = (db: Db, endpointId: string, limit: number): Promise<WebhookAttemptRow[]> =>
+  db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId).orderBy('attempted_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+
+/** Drops the still-pending deliveries of an endpoint (it was disabled: they are recoverable from the outbox). */
+export async function failPendingDeliveries(db: Db, endpointId: string, reason: string, now: number): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, lease_owner: null, lease_until: null, updated_at: now })
+    .where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+}
+
+/** Event ids an endpoint has received (for recovery), among these. */
+export async function succeededEventIds(db: Db, endpointId: string, eventIds: readonly string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const rows = await db.selectFrom('webhook_deliveries').select('event_id')
+    .where('endpoint_id', '=', endpointId).where('status', '=', 'succeeded').where('event_id', 'in', eventIds).execute();
+  return new Set(rows.map((r) => r.event_id));
+}
+
+/**
+ * Makes deliveries due again now (recovery): those not received are retried from the first
+ * attempt. One under a live lease is being sent right now and is left to its holder.
+ */
+export async function requeueDeliveries(db: Db, endpointId: string, eventIds: readonly string[], now: number): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += 500) {
+    await db.updateTable('webhook_deliveries')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now, updated_at: now })
+      .where('endpoint_id', '=', endpointId).where('status', '!=', 'succeeded').where('event_id', 'in', eventIds.slice(i, i + 500))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)])).execute();
+  }
+}
+
+/** Pending deliveries per endpoint (the operator's list). */
+export async function pendingDeliveryCounts(db: Db): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('webhook_deliveries').select(['endpoint_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('status', '=', 'pending').groupBy('endpoint_id').execute();
+  return new Map(rows.map((r) => [r.endpoint_id, Number(r.n)]));
+}
+
+/** Retention: finished deliveries and attempts older than `cutoff`. */
+export async function deleteWebhookHistoryBefore(db: Db, cutoff: number): Promise<number> {
+  const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('updated_at', '<', cutoff).executeTakeFirst();
+  const attempts = await db.deleteFrom('webhook_attempts').where('attempted_at', '<', cutoff).executeTakeFirst();
+  return Number(deliveries.numDeletedRows) + Number(attempts.numDeletedRows);
+}
