@@ -149,10 +149,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         await app?.close();
         await ops?.close();
         await stopWorkers?.();
-        dispatcher?.close();
-        // Attempts under way get a few seconds to end; one cut off keeps its lease, which lapses,
-        // and is sent again (at least once).
-        await Promise.race([dispatcher?.settle(), new Promise((resolve) => setTimeout(resolve, WEBHOOK_SETTLE_MS).unref())]);
+        // Attempts under way get a few seconds to end and be written; one cut off keeps its lease,
+        // which lapses, and is sent again (at least once). Claimed but unsent ones are given back.
+        await dispatcher?.stop(WEBHOOK_SETTLE_MS);
         webhookSender?.close();
         await cloud?.close();
         await store.close();

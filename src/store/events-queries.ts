@@ -96,6 +96,16 @@ export async function readEventsAfter(store: StoreConnection, position: number, 
   return rows.map(toStoredEvent);
 }
 
+/** Events by id (those retention has not dropped). */
+export async function findEventsByIds(db: Db, ids: readonly string[]): Promise<Map<string, StoredEvent>> {
+  const found = new Map<string, StoredEvent>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db.selectFrom('events').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const row of rows) found.set(row.id, toStoredEvent(row));
+  }
+  return found;
+}
+
 export interface FeedFilter {
   readonly companyId: string;
   readonly applicationId: string;

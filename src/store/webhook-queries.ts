@@ -79,23 +79,80 @@ export async function claimDelivery(db: Db, id: string, owner: string, now: numb
 }
 
 /**
+ * Takes the leases of these deliveries (one endpoint's, found due) where nobody holds them;
+ * answers the ids this owner won. One statement for a batch: the conditional update is the
+ * arbiter, so two instances claiming the same rows split them.
+ */
+export async function claimDeliveries(db: Db, ids: readonly string[], owner: string, now: number, leaseUntil: number): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
+    .where('id', 'in', ids).where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .returning('id').execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** What one attempt's end makes of its delivery. */
+export type DeliverySettlement = Pick<Updateable<WebhookDeliveriesTable>, 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error'> & { readonly id: string };
+
+/**
+ * Settles many deliveries held by `owner`: the successes in one statement per status code
+ * (`attempts + 1` is exact, the holder being the only writer), anything else row by row (rare).
+ */
+export async function settleDeliveries(db: Db, owner: string, succeeded: ReadonlyMap<number, readonly string[]>, others: readonly DeliverySettlement[], now: number): Promise<void> {
+  for (const [status, ids] of succeeded) {
+    for (let i = 0; i < ids.length; i += 500) {
+      await db.updateTable('webhook_deliveries')
+        .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), next_attempt_at: now, last_status: status, last_error: null, lease_owner: null, lease_until: null, updated_at: now }))
+        .where('id', 'in', ids.slice(i, i + 500)).where('lease_owner', '=', owner).execute();
+    }
+  }
+  for (const { id, ...changes } of others) await settleDelivery(db, id, owner, changes, now);
+}
+
+/**
+ * A run of attempts' effect on an endpoint's streak, atomically: `clearedAt` when a success came
+ * after every failure of the run (the streak ends), else `failedFrom`, the first failure after
+ * the run's last success, which starts a streak — unless one is running and the run had no
+ * success. Answers the streak's start after, undefined when the endpoint is gone.
+ */
+export async function recordEndpointRun(db: Db, id: string, run: { readonly anySuccess: boolean; readonly failedFrom: number | undefined }, now: number): Promise<number | null | undefined> {
+  const row = await db.updateTable('webhook_endpoints')
+    .set((eb) => ({
+      failing_since: run.failedFrom === undefined ? null : run.anySuccess ? run.failedFrom : eb.fn.coalesce('failing_since', eb.val(run.failedFrom)),
+      updated_at: now,
+    }))
+    .where('id', '=', id).returning('failing_since').executeTakeFirst();
+  return row === undefined ? undefined : row.failing_since === null ? null : Number(row.failing_since);
+}
+
+/** Gives back leases this owner holds but will not use (it is stopping): due again at once. */
+export async function releaseDeliveries(db: Db, ids: readonly string[], owner: string, now: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_until: null, updated_at: now })
+      .where('id', 'in', ids.slice(i, i + 500)).where('lease_owner', '=', owner).execute();
+  }
+}
+
+/** Many attempt log rows at once. */
+export async function insertWebhookAttempts(db: Db, rows: readonly Insertable<WebhookAttemptsTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('webhook_attempts').values(rows.slice(i, i + 500)).execute();
+}
+
+/** Endpoints by id (those that still exist). */
+export async function findWebhookEndpoints(db: Db, ids: readonly string[]): Promise<Map<string, WebhookEndpointRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
  * Records an attempt's end: the delivery's next state, released from the lease, only while this
  * holder still has it (a holder whose lease lapsed must not overwrite the next one's outcome).
  */
 export async function settleDelivery(db: Db, id: string, owner: string, changes: Pick<Updateable<WebhookDeliveriesTable>, 'status' | 'attempts' | 'next_attempt_at' | 'last_status' | 'last_error'>, now: number): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ ...changes, lease_owner: null, lease_until: null, updated_at: now })
     .where('id', '=', id).where('lease_owner', '=', owner).execute();
-}
-
-/**
- * An attempt's effect on its endpoint's streak, atomically (attempts run side by side): a success
- * ends it; a failure starts it unless one is running. Answers the streak's start after.
- */
-export async function recordEndpointOutcome(db: Db, id: string, success: boolean, now: number): Promise<number | null | undefined> {
-  const row = await db.updateTable('webhook_endpoints')
-    .set((eb) => ({ failing_since: success ? null : eb.fn.coalesce('failing_since', eb.val(now)), updated_at: now }))
-    .where('id', '=', id).returning('failing_since').executeTakeFirst();
-  return row === undefined ? undefined : row.failing_since === null ? null : Number(row.failing_since);
 }
 
 export const insertWebhookAttempt = (db: Db, row: Insertable<WebhookAttemptsTable>) => db.insertInto('webhook_attempts').values(row).execute();

@@ -6,30 +6,37 @@
  *    own commands), in one transaction with the new position. One fan-out at a time across
  *    instances (the first statement locks the position row); a delivery is unique per
  *    (endpoint, event), so nothing is queued twice.
- * 2. Sends what is due: each delivery is claimed with a lease (a conditional update: one
- *    instance wins), sent, and settled. A process that dies mid-attempt leaves a lease that
- *    lapses, and the delivery is sent again with the same `webhook-id`.
+ * 2. Claims what is due, a batch per endpoint with one conditional update (one instance wins
+ *    each row), into the endpoint's lane here, and sends from the lane. Outcomes are written
+ *    in batches (delivery-outcomes.ts). A process that dies leaves leases that lapse, and those
+ *    deliveries are sent again with the same `webhook-id`.
  *
- * Attempts run beside the loop, at most `perEndpointConcurrency` to one endpoint and
- * `concurrency` in all, so a slow receiver holds its own slots and nobody else's. The body is
- * the event as the endpoint's application sees it when it is sent (domain/event-visibility.ts).
+ * At most `perEndpointConcurrency` attempts are in flight to one endpoint and `concurrency` in
+ * all, so a slow receiver holds its own slots and nobody else's; a lane holds at most
+ * LANE_ROUNDS times its endpoint's slots, and its leases last as long as the lane could take to
+ * send them all. The body is the event as the endpoint's application sees it when it is
+ * claimed (domain/event-visibility.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { ServiceEvent } from '@telematics/contract';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { eventAsSeenBy, mayConcern } from '../domain/event-visibility.js';
-import { classifyAnswer, nextAttemptAt, shouldDisable } from '../domain/webhook-retry.js';
-import { numberCommittedEvents } from '../store/events-queries.js';
+import { dependsOnDatapoints, eventAsSeenBy, mayConcern } from '../domain/event-visibility.js';
+import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
+import { findEventsByIds, numberCommittedEvents } from '../store/events-queries.js';
 import type { Db } from '../store/connection.js';
 import {
-  claimDelivery, dueDeliveries, failPendingDeliveries, findWebhookEndpoint, insertDeliveries, recordEndpointOutcome, settleDelivery, updateWebhookEndpoint,
-  type DueDelivery, type WebhookEndpointRow,
+  claimDeliveries, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries, updateWebhookEndpoint,
+  type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
-import { sendSigned, type WebhookDeps } from './webhook-endpoints.js';
+import { DeliveryOutcomes } from './delivery-outcomes.js';
+import { postSigned, signingSecrets, type WebhookDeps } from './webhook-endpoints.js';
 
 const FAN_OUT_BATCH = 1000;
+/** A lane holds at most this many rounds of its endpoint's slots. */
+const LANE_ROUNDS = 4;
 
 /** An attempt's result as metrics count it. */
 export type AttemptResult = 'success' | 'http_error' | 'gone' | 'timeout' | 'connection' | 'tls' | 'dns' | 'refused';
@@ -39,19 +46,31 @@ export interface WebhookObserver {
   attempt(result: AttemptResult, seconds: number): void;
 }
 /**
- * A lease outlives the attempt's deadline by at least this much (and by the deadline again when
- * that is longer): only a dead holder lets it lapse, not a slow settle.
+ * A lease outlives the lane's worst case (each attempt ahead taking the whole deadline) by at
+ * least this much, and by the deadline again when that is longer: only a dead holder lets it
+ * lapse, not a slow settle.
  */
 const MIN_LEASE_MARGIN_MS = 5_000;
+
+/** One endpoint's claimed deliveries, waiting for a slot, and the attempts under way. */
+interface Lane {
+  row: WebhookEndpointRow;
+  secrets: readonly string[];
+  readonly waiting: Array<{ readonly delivery: DueDelivery; readonly event: ServiceEvent }>;
+  running: number;
+}
 
 export class WebhookDispatcher {
   readonly #deps: WebhookDeps;
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #owner = `dispatcher-${randomUUID()}`;
-  readonly #inFlight = new Map<string, number>();
+  readonly #lanes = new Map<string, Lane>();
   readonly #attempts = new Set<Promise<void>>();
-  #total = 0;
+  readonly #outcomes: DeliveryOutcomes;
+  /** Attempts under way, and deliveries claimed in all (waiting in lanes or under way). */
+  #running = 0;
+  #claimed = 0;
   #pumping: Promise<void> | undefined;
   #dispatching: Promise<void> | undefined;
   #closed = false;
@@ -63,22 +82,28 @@ export class WebhookDispatcher {
     this.#logger = logger;
     this.#clock = deps.clock;
     this.#observer = observer;
+    this.#outcomes = new DeliveryOutcomes({
+      db: deps.store.db, owner: this.#owner, disableAfterMs: deps.settings.disableAfterMs, logger,
+      disable: (endpointId, reason, at) => this.#disable(endpointId, reason, at),
+    });
   }
 
   periodicWorker(): PeriodicWorker {
     return { name: 'webhook delivery', intervalMs: this.#deps.settings.pollMs, runOnce: () => this.runOnce() };
   }
 
-  /** One pass: fan out, then start what is due and fits; `more` when either left work behind. */
+  /** One pass: fan out, then claim what is due and fits; `more` when either left work behind. */
   async runOnce(): Promise<{ more: boolean }> {
     const fannedOut = await this.fanOut();
+    await this.#refreshLanes();
     const started = await this.dispatchDue();
     return { more: fannedOut === FAN_OUT_BATCH || started.more };
   }
 
-  /** Settles once every attempt under way has, and those they started (tests, shutdown). */
+  /** Settles once every attempt under way has, those they started, and their outcomes are written (tests, shutdown). */
   async settle(): Promise<void> {
     while (this.#attempts.size > 0 || this.#pumping) await Promise.allSettled([...this.#attempts, this.#pumping]);
+    await this.#outcomes.flush();
   }
 
   /** No attempt starts after this; the ones under way are left to end (`settle`). */
@@ -87,20 +112,34 @@ export class WebhookDispatcher {
   }
 
   /**
-   * An attempt that ended freed a slot: start what is due now rather than at the next pass, so a
-   * fast receiver is sent as fast as it answers, not `perEndpointConcurrency` per poll.
+   * Stops for a shutdown: nothing more starts; what waits in lanes is given back (due again at
+   * once, for another instance or the next start); attempts under way get `graceMs` to end, and
+   * every outcome known by then is written. Later ones are dropped: their leases lapse.
    */
-  #refill(): void {
-    if (this.#closed || this.#pumping) return;
-    this.#pumping = this.dispatchDue()
-      .then(() => undefined, (error: unknown) => this.#logger.error({ err: error }, 'webhook deliveries could not be started; the next pass tries again'))
-      .finally(() => { this.#pumping = undefined; });
+  async stop(graceMs: number): Promise<void> {
+    this.#closed = true;
+    const unsent = [...this.#lanes.values()].flatMap((lane) => lane.waiting.splice(0).map((w) => w.delivery.id));
+    this.#claimed -= unsent.length;
+    try {
+      await releaseDeliveries(this.#deps.store.db, unsent, this.#owner, this.#clock.now());
+    } catch (error) {
+      this.#logger.warn({ err: error, deliveries: unsent.length }, 'webhook deliveries could not be given back; their leases will lapse');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settle(), new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+    clearTimeout(timer);
+    await this.#outcomes.close();
   }
 
   /** Queues the outbox's new events for the endpoints that want them; returns how many events were read. */
   async fanOut(): Promise<number> {
     const { store } = this.#deps;
     await numberCommittedEvents(store);
+    // Polled often: look before taking the fan-out's lock, which is a write.
+    const newer = await store.db.selectFrom('events').select('position')
+      .where('position', '>', (eb) => eb.selectFrom('event_positions').select('last_position').where('name', '=', 'webhooks'))
+      .limit(1).executeTakeFirst();
+    if (newer === undefined) return 0;
     return store.db.transaction().execute(async (trx) => {
       await trx.updateTable('event_positions').set((eb) => ({ last_position: eb('last_position', '+', 0) })).where('name', '=', 'webhooks').execute();
       const { last_position: last } = await trx.selectFrom('event_positions').select('last_position').where('name', '=', 'webhooks').executeTakeFirstOrThrow();
@@ -126,7 +165,31 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Claims and starts due deliveries within the concurrency caps; one run at a time, so the caps hold. */
+  /**
+   * Rereads the endpoints that have lanes here: a rotated secret signs from now on, and what
+   * waits for an endpoint removed or disabled meanwhile (here or elsewhere) is not sent.
+   */
+  async #refreshLanes(): Promise<void> {
+    if (this.#lanes.size === 0) return;
+    const { store, keyring } = this.#deps;
+    const now = this.#clock.now();
+    const rows = await findWebhookEndpoints(store.db, [...this.#lanes.keys()]);
+    const dropped: string[] = [];
+    for (const [id, lane] of this.#lanes) {
+      const row = rows.get(id);
+      if (row?.status === 'enabled') {
+        lane.row = row;
+        lane.secrets = signingSecrets(row, keyring, now);
+        continue;
+      }
+      for (const { delivery } of lane.waiting.splice(0)) dropped.push(delivery.id);
+    }
+    this.#claimed -= dropped.length;
+    // Removed, their deliveries are gone; disabled, they were failed: only a lease could be left.
+    await releaseDeliveries(store.db, dropped, this.#owner, now);
+  }
+
+  /** Claims due deliveries into lanes within the caps and starts what fits; one run at a time, so the caps hold. */
   async dispatchDue(): Promise<{ more: boolean }> {
     while (this.#dispatching) await this.#dispatching;
     const run = this.#dispatchOnce();
@@ -139,92 +202,156 @@ export class WebhookDispatcher {
   }
 
   async #dispatchOnce(): Promise<{ more: boolean }> {
-    const { settings, store } = this.#deps;
-    const room = settings.concurrency - this.#total;
+    const { settings, store, keyring } = this.#deps;
+    const laneCap = settings.perEndpointConcurrency * LANE_ROUNDS;
+    const room = settings.concurrency * LANE_ROUNDS - this.#claimed;
     if (room <= 0 || this.#closed) return { more: false };
     const now = this.#clock.now();
-    const busy = [...this.#inFlight].filter(([, n]) => n >= settings.perEndpointConcurrency).map(([id]) => id);
-    const due = await dueDeliveries(store.db, now, room * 2, busy);
-    let started = 0;
+    const full = [...this.#lanes].filter(([, lane]) => lane.waiting.length + lane.running >= laneCap).map(([id]) => id);
+    const due = await dueDeliveries(store.db, now, room, full);
+    const byEndpoint = new Map<string, DueDelivery[]>();
     for (const delivery of due) {
-      if (started >= room) break;
-      if ((this.#inFlight.get(delivery.endpointId) ?? 0) >= settings.perEndpointConcurrency) continue;
-      if (!(await claimDelivery(store.db, delivery.id, this.#owner, now, now + settings.timeoutMs + Math.max(MIN_LEASE_MARGIN_MS, settings.timeoutMs)))) continue;
-      started += 1;
-      this.#start(delivery);
+      const lane = this.#lanes.get(delivery.endpointId);
+      const group = byEndpoint.get(delivery.endpointId) ?? [];
+      if (group.length + (lane ? lane.waiting.length + lane.running : 0) >= laneCap) continue;
+      group.push(delivery);
+      byEndpoint.set(delivery.endpointId, group);
     }
-    return { more: due.length === room * 2 && started > 0 };
+    if (byEndpoint.size === 0) return { more: false };
+    const rows = await findWebhookEndpoints(store.db, [...byEndpoint.keys()]);
+    const won: Array<{ delivery: DueDelivery; row: WebhookEndpointRow | undefined }> = [];
+    for (const [endpointId, group] of byEndpoint) {
+      const row = rows.get(endpointId);
+      const lane = this.#lanes.get(endpointId);
+      const ahead = lane ? lane.waiting.length + lane.running : 0;
+      const rounds = Math.ceil((ahead + group.length) / settings.perEndpointConcurrency);
+      const leaseUntil = now + rounds * settings.timeoutMs + Math.max(MIN_LEASE_MARGIN_MS, settings.timeoutMs);
+      const claimed = await claimDeliveries(store.db, group.map((d) => d.id), this.#owner, now, leaseUntil);
+      for (const delivery of group) if (claimed.has(delivery.id)) won.push({ delivery, row: row?.status === 'enabled' ? row : undefined });
+    }
+    const events = await this.#eventsAsSeen(won.filter((w) => w.row !== undefined) as Array<{ delivery: DueDelivery; row: WebhookEndpointRow }>);
+    for (const { delivery, row } of won) {
+      if (row === undefined) {
+        this.#settleUnsent(delivery, 'failed', 'endpoint not enabled', now);
+        continue;
+      }
+      const event = events.get(delivery.id);
+      if (event === undefined) {
+        // Dropped by retention, or no longer the application's to see.
+        this.#settleUnsent(delivery, 'dropped', 'event no longer available', now);
+        continue;
+      }
+      let lane = this.#lanes.get(row.id);
+      if (lane === undefined) {
+        lane = { row, secrets: [], waiting: [], running: 0 };
+        this.#lanes.set(row.id, lane);
+      }
+      if (lane.secrets.length === 0) lane.secrets = signingSecrets(row, keyring, now);
+      lane.waiting.push({ delivery, event });
+      this.#claimed += 1;
+    }
+    for (const lane of this.#lanes.values()) this.#pump(lane);
+    return { more: due.length === room && won.length > 0 };
   }
 
-  #start(delivery: DueDelivery): void {
-    this.#total += 1;
-    this.#inFlight.set(delivery.endpointId, (this.#inFlight.get(delivery.endpointId) ?? 0) + 1);
-    const attempt = this.#attempt(delivery)
-      .catch((error: unknown) => this.#logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed; its lease will lapse and it will be sent again'))
+  /** Each claimed delivery's event as its endpoint's application sees it now; absent when it sees nothing. */
+  async #eventsAsSeen(claimed: ReadonlyArray<{ delivery: DueDelivery; row: WebhookEndpointRow }>): Promise<Map<string, ServiceEvent>> {
+    const { store } = this.#deps;
+    const stored = await findEventsByIds(store.db, [...new Set(claimed.map((c) => c.delivery.eventId))]);
+    const vinsByCompany = new Map<string, Set<string>>();
+    for (const { delivery, row } of claimed) {
+      const event = stored.get(delivery.eventId);
+      if (event === undefined || !dependsOnDatapoints(event.type)) continue;
+      vinsByCompany.set(row.company_id, (vinsByCompany.get(row.company_id) ?? new Set()).add(event.vin));
+    }
+    const allowances = new Map<string, Awaited<ReturnType<typeof datapointAllowances>>>();
+    for (const [companyId, vins] of vinsByCompany) allowances.set(companyId, await datapointAllowances(store, companyId, vins));
+    const seen = new Map<string, ServiceEvent>();
+    for (const { delivery, row } of claimed) {
+      const event = stored.get(delivery.eventId);
+      if (event === undefined) continue;
+      const allowed = allowances.get(row.company_id)?.get(event.vin) ?? (() => false);
+      const visible = eventAsSeenBy(event, { companyId: row.company_id, applicationId: row.application_id }, allowed);
+      if (visible) seen.set(delivery.id, visible);
+    }
+    return seen;
+  }
+
+  #settleUnsent(delivery: DueDelivery, status: 'failed' | 'dropped', reason: string, at: number): void {
+    this.#outcomes.add({
+      endpointId: delivery.endpointId, attempt: undefined, health: undefined, at,
+      settlement: { id: delivery.id, status, attempts: delivery.attempts, next_attempt_at: at, last_status: null, last_error: reason },
+    });
+  }
+
+  /** Starts what the lane may send now. */
+  #pump(lane: Lane): void {
+    const { settings } = this.#deps;
+    while (!this.#closed && lane.running < settings.perEndpointConcurrency && this.#running < settings.concurrency && lane.waiting.length > 0) {
+      this.#start(lane, lane.waiting.shift()!);
+    }
+  }
+
+  #start(lane: Lane, item: Lane['waiting'][number]): void {
+    const { settings } = this.#deps;
+    this.#running += 1;
+    lane.running += 1;
+    const attempt = this.#attempt(lane.row, lane.secrets, item.delivery, item.event)
+      .catch((error: unknown) => this.#logger.error({ err: error, delivery: item.delivery.id }, 'webhook attempt failed; its lease will lapse and it will be sent again'))
       .finally(() => {
-        this.#total -= 1;
-        const left = (this.#inFlight.get(delivery.endpointId) ?? 1) - 1;
-        if (left > 0) this.#inFlight.set(delivery.endpointId, left);
-        else this.#inFlight.delete(delivery.endpointId);
+        this.#running -= 1;
+        this.#claimed -= 1;
+        lane.running -= 1;
         this.#attempts.delete(attempt);
-        this.#refill();
+        if (lane.running === 0 && lane.waiting.length === 0 && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
+        this.#pump(lane);
+        for (const other of this.#lanes.values()) if (other !== lane) this.#pump(other);
+        // Claim more before the lane runs dry, so a fast receiver is never left waiting for a pass.
+        if (lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill();
       });
     this.#attempts.add(attempt);
   }
 
-  async #attempt(delivery: DueDelivery): Promise<void> {
-    const { store } = this.#deps;
-    const endpoint = await findWebhookEndpoint(store.db, delivery.endpointId);
-    const now = () => this.#clock.now();
-    if (!endpoint || endpoint.status !== 'enabled') {
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: 'failed', attempts: delivery.attempts, next_attempt_at: now(), last_status: null, last_error: 'endpoint not enabled' }, now());
-      return;
-    }
-    const row = await store.db.selectFrom('events').selectAll().where('id', '=', delivery.eventId).executeTakeFirst();
-    const stored = row && { id: row.id, type: row.type, vin: row.vin, companyId: row.company_id, applicationId: row.application_id, occurredAt: Number(row.occurred_at), data: JSON.parse(row.data) as unknown };
-    const allowed = stored ? (await datapointAllowances(store, endpoint.company_id, [stored.vin])).get(stored.vin) : undefined;
-    const event = stored && eventAsSeenBy(stored, { companyId: endpoint.company_id, applicationId: endpoint.application_id }, allowed ?? (() => false));
-    if (!event) {
-      // Dropped by retention, or no longer the application's to see.
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: 'dropped', attempts: delivery.attempts, next_attempt_at: now(), last_status: null, last_error: 'event no longer available' }, now());
-      return;
-    }
-    const sent = await sendSigned(this.#deps, endpoint, event, 'auto');
+  /** Claims more now rather than at the next pass (at most one claim at a time). */
+  #refill(): void {
+    if (this.#closed || this.#pumping) return;
+    this.#pumping = this.dispatchDue()
+      .then(() => undefined, (error: unknown) => this.#logger.error({ err: error }, 'webhook deliveries could not be claimed; the next pass tries again'))
+      .finally(() => { this.#pumping = undefined; });
+  }
+
+  async #attempt(row: WebhookEndpointRow, secrets: readonly string[], delivery: DueDelivery, event: ServiceEvent): Promise<void> {
+    const { sent, attempt } = await postSigned(this.#deps, row, event, 'auto', 0, secrets);
     const attempts = delivery.attempts + 1;
-    const at = now();
+    const at = this.#clock.now();
     this.#observer?.attempt(resultOf(sent.status, sent.error), sent.durationMs / 1000);
+    const settle = (settlement: Omit<DeliverySettlement, 'id' | 'attempts'>, health: 'success' | 'failure' | 'gone') =>
+      this.#outcomes.add({ endpointId: row.id, attempt, health, at, settlement: { id: delivery.id, attempts, ...settlement } });
     if (sent.status === undefined) {
       // A refused address is not retried: it will not be allowed later.
       const next = sent.error === 'refused' ? undefined : nextAttemptAt(attempts, at, Math.random);
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: next === undefined ? 'failed' : 'pending', attempts, next_attempt_at: next ?? at, last_status: null, last_error: sent.error ?? 'connection' }, at);
-      await this.#recordHealth(endpoint, 'failure', at);
+      settle({ status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: null, last_error: sent.error ?? 'connection' }, 'failure');
       return;
     }
     const outcome = classifyAnswer(sent.status, sent.retryAfter, at);
     if (outcome.kind === 'success') {
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: 'succeeded', attempts, next_attempt_at: at, last_status: sent.status, last_error: null }, at);
-      await this.#recordHealth(endpoint, 'success', at);
+      settle({ status: 'succeeded', next_attempt_at: at, last_status: sent.status, last_error: null }, 'success');
     } else if (outcome.kind === 'gone') {
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: 'failed', attempts, next_attempt_at: at, last_status: sent.status, last_error: 'gone' }, at);
-      await this.#disable(endpoint, 'gone', at);
+      settle({ status: 'failed', next_attempt_at: at, last_status: sent.status, last_error: 'gone' }, 'gone');
     } else {
       const next = nextAttemptAt(attempts, at, Math.random, outcome.retryAfterMs);
-      await settleDelivery(store.db, delivery.id, this.#owner, { status: next === undefined ? 'failed' : 'pending', attempts, next_attempt_at: next ?? at, last_status: sent.status, last_error: outcome.reason }, at);
-      await this.#recordHealth(endpoint, 'failure', at);
+      settle({ status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: sent.status, last_error: outcome.reason }, 'failure');
     }
   }
 
-  async #recordHealth(endpoint: WebhookEndpointRow, outcome: 'success' | 'failure', at: number): Promise<void> {
-    // Side-by-side attempts: the streak is updated in the row, and judged as the row says after.
-    const failingSince = await recordEndpointOutcome(this.#deps.store.db, endpoint.id, outcome === 'success', at);
-    if (failingSince === undefined) return;
-    if (shouldDisable({ failingSince }, at, this.#deps.settings.disableAfterMs)) await this.#disable(endpoint, 'failing', at);
-  }
-
-  async #disable(endpoint: WebhookEndpointRow, reason: string, at: number): Promise<void> {
-    await updateWebhookEndpoint(this.#deps.store.db, endpoint.id, { status: 'disabled', disabled_reason: reason, updated_at: at });
-    await failPendingDeliveries(this.#deps.store.db, endpoint.id, `endpoint disabled (${reason})`, at);
-    this.#logger.warn({ endpoint: endpoint.id, application: endpoint.application_id, reason }, 'webhook endpoint disabled');
+  async #disable(endpointId: string, reason: 'gone' | 'failing', at: number): Promise<void> {
+    const { db } = this.#deps.store;
+    await updateWebhookEndpoint(db, endpointId, { status: 'disabled', disabled_reason: reason, updated_at: at });
+    await failPendingDeliveries(db, endpointId, `endpoint disabled (${reason})`, at);
+    // What this lane still holds was failed with the rest: it is not sent.
+    const lane = this.#lanes.get(endpointId);
+    if (lane) this.#claimed -= lane.waiting.splice(0).length;
+    this.#logger.warn({ endpoint: endpointId, application: lane?.row.application_id, reason }, 'webhook endpoint disabled');
   }
 }
 

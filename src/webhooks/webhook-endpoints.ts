@@ -16,7 +16,9 @@ import { newWebhookSecret, signatureHeader } from '../domain/webhook-signature.j
 import type { Keyring } from '../security/keyring.js';
 import { webhookSecretSealingContext } from '../security/sealing-contexts.js';
 import { openSecret, sealSecret } from '../security/secret-box.js';
+import type { Insertable } from 'kysely';
 import type { StoreConnection } from '../store/connection.js';
+import type { WebhookAttemptsTable } from '../store/schema.js';
 import { numberCommittedEvents } from '../store/events-queries.js';
 import {
   countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertDeliveries, insertWebhookAttempt, listWebhookAttempts,
@@ -145,12 +147,22 @@ export interface SentTo {
 
 /** Signs and posts one event to an endpoint, and logs the attempt (never the receiver's body). */
 export async function sendSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, trigger: string, readBytes = 0): Promise<SentTo> {
+  const { sent, attempt } = await postSigned(deps, row, event, trigger, readBytes);
+  await insertWebhookAttempt(deps.store.db, attempt);
+  return sent;
+}
+
+/**
+ * Signs and posts one event; answers what came back and the attempt log's row for it, which the
+ * caller stores (the dispatcher stores many at once).
+ */
+export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, trigger: string, readBytes = 0, secrets?: readonly string[]) {
   const now = deps.clock.now();
   const body = JSON.stringify(event);
   const timestamp = Math.floor(now / 1000);
   const headers = {
     'webhook-id': event.id, 'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(signingSecrets(row, deps.keyring, now), event.id, timestamp, body),
+    'webhook-signature': signatureHeader(secrets ?? signingSecrets(row, deps.keyring, now), event.id, timestamp, body),
   };
   const t0 = performance.now();
   let sent: SentTo;
@@ -161,11 +173,11 @@ export async function sendSigned(deps: WebhookDeps, row: WebhookEndpointRow, eve
     const kind = (error as { kind?: string }).kind ?? 'connection';
     sent = { status: undefined, retryAfter: undefined, error: kind, durationMs: Math.round(performance.now() - t0), body: undefined };
   }
-  await insertWebhookAttempt(deps.store.db, {
+  const attempt: Insertable<WebhookAttemptsTable> = {
     id: randomUUID(), endpoint_id: row.id, event_id: event.id, event_type: event.type, trigger, attempted_at: now,
     duration_ms: sent.durationMs, status_code: sent.status ?? null, error: sent.error ?? null,
-  });
-  return sent;
+  };
+  return { sent, attempt };
 }
 
 const webhookEvent = (type: 'webhook.verification' | 'webhook.ping', at: number, data: Record<string, unknown>): ServiceEvent =>

@@ -239,9 +239,30 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(Date.now() - t0).toBeLessThan(svc.webhooks.settings.timeoutMs);
     const hanging = await slow.receiver.waitFor(1, 'vehicle.offline');
     expect(hanging.length).toBeLessThanOrEqual(svc.webhooks.settings.perEndpointConcurrency);
-    // Removed, its remaining deliveries go with it: only the attempts under way run out.
+    // Removed, its remaining deliveries go with it, even those claimed here and waiting for a
+    // slot: the next pass drops them, and only the attempts under way run out.
     await svc.request('DELETE', `/webhook-endpoints/${slow.id}`, { headers: auth.dispatch });
+    await svc.dispatcher.runOnce();
     await svc.dispatcher.settle();
+    expect(slow.receiver.received.filter((x) => x.event.type === 'vehicle.offline').length).toBe(hanging.length);
+  });
+
+  it('when the dispatcher stops, then deliveries it claimed but did not send are given back at once', async () => {
+    const slow = await endpoint(auth.dispatch, ['vehicle.offline']);
+    slow.receiver.answer = () => { /* never answers */ };
+    await appendEvents(svc.store.db, Array.from({ length: 30 }, () => draft({ type: 'vehicle.offline', vin: ALPHA_VINS[0], companyId: 'alpha' })), svc.clock.now());
+    const stopping = new WebhookDispatcher(svc.webhooks, createLogger('silent'));
+    await stopping.runOnce();
+    const leased = () => svc.store.db.selectFrom('webhook_deliveries').select('lease_owner')
+      .where('endpoint_id', '=', slow.id).where('lease_owner', 'is not', null).execute();
+    const cap = svc.webhooks.settings.perEndpointConcurrency;
+    // Claimed ahead: more than are in flight, fewer than all.
+    expect((await leased()).length).toBeGreaterThan(cap);
+    await stopping.stop(50);
+    // The attempts under way keep their leases (they may yet reach the receiver); the rest are free.
+    expect((await leased()).length).toBe(cap);
+    await svc.request('DELETE', `/webhook-endpoints/${slow.id}`, { headers: auth.dispatch });
+    await stopping.settle();
   });
 
   it('when an enabled endpoint is verified again while events wait to be fanned out, then it still gets them', async () => {

@@ -1,0 +1,125 @@
+/**
+ * Where the dispatcher's attempts end: each outcome (the delivery's next state, the attempt log's
+ * row, the endpoint's health) waits here a few milliseconds and is written with the others of
+ * that moment in one transaction. A fast receiver answers hundreds of attempts a second; writing
+ * each on its own cost more than sending it.
+ *
+ * Nothing is lost by waiting: until its outcome is written, a delivery stays leased to this
+ * process, and if the process dies first the lease lapses and the delivery is sent again with
+ * the same `webhook-id` (at least once, D12).
+ */
+import type { Insertable } from 'kysely';
+import type { Logger } from 'pino';
+import { shouldDisable } from '../domain/webhook-retry.js';
+import type { Db } from '../store/connection.js';
+import type { WebhookAttemptsTable } from '../store/schema.js';
+import { insertWebhookAttempts, recordEndpointRun, settleDeliveries, type DeliverySettlement } from '../store/webhook-queries.js';
+
+/** One attempt's end, or a delivery settled without an attempt (`attempt` undefined). */
+export interface DeliveryOutcome {
+  readonly endpointId: string;
+  readonly settlement: DeliverySettlement;
+  readonly attempt: Insertable<WebhookAttemptsTable> | undefined;
+  /** What the attempt says of the endpoint; undefined when there was no attempt. */
+  readonly health: 'success' | 'failure' | 'gone' | undefined;
+  readonly at: number;
+}
+
+/** Outcomes written at once at most; more wait for the next write. */
+const MAX_BATCH = 500;
+/** How long an outcome waits for others before it is written alone. */
+const WAIT_MS = 10;
+
+export interface OutcomeWriterOptions {
+  readonly db: Db;
+  /** The lease holder: an outcome is written only while this owner still holds its delivery. */
+  readonly owner: string;
+  readonly disableAfterMs: number;
+  readonly logger: Logger;
+  /** Called after a write for each endpoint to disable: gone (410) or failing too long. */
+  readonly disable: (endpointId: string, reason: 'gone' | 'failing', at: number) => Promise<void>;
+}
+
+export class DeliveryOutcomes {
+  readonly #options: OutcomeWriterOptions;
+  #waiting: DeliveryOutcome[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: OutcomeWriterOptions) {
+    this.#options = options;
+  }
+
+  add(outcome: DeliveryOutcome): void {
+    if (this.#closed) return; // Stopped: the lease lapses and the delivery is sent again.
+    this.#waiting.push(outcome);
+    if (this.#waiting.length >= MAX_BATCH) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), WAIT_MS);
+  }
+
+  /** Writes everything added so far; resolves when it is written (or its write failed and was logged). */
+  flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#waiting;
+    this.#waiting = [];
+    if (batch.length > 0) {
+      this.#writing = this.#writing.then(() => this.#write(batch)).catch((error: unknown) => {
+        this.#options.logger.error({ err: error, outcomes: batch.length }, 'webhook outcomes could not be written; their leases will lapse and they will be sent again');
+      });
+    }
+    return this.#writing;
+  }
+
+  /** Writes what waits and takes no more. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+  }
+
+  async #write(batch: readonly DeliveryOutcome[]): Promise<void> {
+    const { db, owner, disableAfterMs } = this.#options;
+    const at = batch.at(-1)!.at;
+    const succeeded = new Map<number, string[]>();
+    const others: DeliverySettlement[] = [];
+    const attempts: Insertable<WebhookAttemptsTable>[] = [];
+    const runs = new Map<string, { anySuccess: boolean; failedFrom: number | undefined; gone: boolean }>();
+    for (const outcome of batch) {
+      const { settlement } = outcome;
+      if (settlement.status === 'succeeded' && typeof settlement.last_status === 'number') {
+        const ids = succeeded.get(settlement.last_status) ?? [];
+        ids.push(settlement.id);
+        succeeded.set(settlement.last_status, ids);
+      } else {
+        others.push(settlement);
+      }
+      if (outcome.attempt) attempts.push(outcome.attempt);
+      if (outcome.health === undefined) continue;
+      const run = runs.get(outcome.endpointId) ?? { anySuccess: false, failedFrom: undefined, gone: false };
+      // In arrival order: a success ends the run's streak, the next failure starts another.
+      if (outcome.health === 'success') {
+        run.anySuccess = true;
+        run.failedFrom = undefined;
+      } else {
+        run.failedFrom ??= outcome.at;
+        run.gone ||= outcome.health === 'gone';
+      }
+      runs.set(outcome.endpointId, run);
+    }
+    const toDisable: Array<[string, 'gone' | 'failing']> = [];
+    await db.transaction().execute(async (trx) => {
+      await insertWebhookAttempts(trx, attempts);
+      await settleDeliveries(trx, owner, succeeded, others, at);
+      for (const [endpointId, run] of runs) {
+        if (run.gone) {
+          toDisable.push([endpointId, 'gone']);
+          continue;
+        }
+        const failingSince = await recordEndpointRun(trx, endpointId, run, at);
+        if (failingSince !== undefined && shouldDisable({ failingSince }, at, disableAfterMs)) toDisable.push([endpointId, 'failing']);
+      }
+    });
+    for (const [endpointId, reason] of toDisable) await this.#options.disable(endpointId, reason, at);
+  }
+}
