@@ -2,6 +2,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EventStreamQuery } from '@telematics/contract';
+import { decodeJwt } from 'jose';
+import { bearerToken } from '../auth/authenticate-bearer.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { EventStreamHub, type StreamedEvent } from '../events/event-stream-hub.js';
 import { feedStart, parseCursor, parseFeedSelection } from '../events/read-event-feed.js';
@@ -78,7 +80,9 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
 
       let ended = false;
       const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), settings.keepAliveMs);
-      const maxDuration = setTimeout(() => end(), settings.maxDurationMs);
+      // A stream is as good as the token that opened it: it ends when the token expires (the
+      // client reconnects with a new one and Last-Event-ID), or after the longest allowed.
+      const maxDuration = setTimeout(() => end(), Math.min(settings.maxDurationMs, tokenLifeLeftMs(request.headers.authorization, deps.clock.now())));
       const unsubscribe = hub.subscribe({ companyId, applicationId }, selection, position, {
         send: (events) => res.write(events.map(frame).join('')),
         ready: () => new Promise((resolve) => res.once('drain', resolve)),
@@ -102,4 +106,11 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       if (res.destroyed || request.raw.socket.destroyed) end();
     });
   };
+}
+
+/** Milliseconds until the request's bearer token expires (it was verified: it has an `exp`). */
+function tokenLifeLeftMs(authorization: string | undefined, now: number): number {
+  const token = bearerToken(authorization);
+  const exp = token === undefined ? undefined : decodeJwt(token).exp;
+  return exp === undefined ? Number.POSITIVE_INFINITY : Math.max(0, exp * 1000 - now);
 }

@@ -4,6 +4,7 @@
  * cap per application, the end after the longest duration, and bad input answered before any
  * stream opens.
  */
+import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { appendEvents, deleteEventsBefore } from '../../src/store/events-queries.js';
@@ -148,6 +149,22 @@ describe.each(DATABASE_KINDS)('GET /events/stream on %s', (kind) => {
 });
 
 describe('GET /events/stream, the longest duration', () => {
+  it('when the token that opened a stream expires, then the service ends the stream (the client reconnects with a new token)', async () => {
+    const svc = await startTestService('sqlite', undefined, { http: { eventStreams: { maxDurationMs: 60_000, pollMs: 20 } } });
+    try {
+      const token = await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client);
+      // The token has a little under half a second left when the stream opens.
+      svc.clock.advance(decodeJwt(token).exp! * 1000 - svc.clock.now() - 400);
+      const stream = await openSse(`${svc.url}/events/stream`, { authorization: `Bearer ${token}` });
+      expect(stream.status).toBe(200);
+      const t0 = Date.now();
+      await stream.ended;
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      await svc.close();
+    }
+  });
+
   it('when a stream has been open for the longest duration, then the service ends it (the client reconnects)', async () => {
     const svc = await startTestService('sqlite', undefined, { http: { eventStreams: { maxDurationMs: 300, pollMs: 20 } } });
     try {
