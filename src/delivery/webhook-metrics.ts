@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { StoreConnection } from '../store/connection.js';
+import { PENDING } from '../store/webhook-queries.js';
 import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-dispatcher.js';
 
 export class WebhookMetrics implements WebhookObserver {
@@ -20,7 +21,7 @@ export class WebhookMetrics implements WebhookObserver {
     new Gauge({
       name: 'webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (due or retrying later)', registers,
       async collect() {
-        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', PENDING).executeTakeFirst();
         this.set(Number(row?.n ?? 0));
       },
     });
@@ -29,7 +30,7 @@ export class WebhookMetrics implements WebhookObserver {
       async collect() {
         const at = now();
         const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due'))
-          .where('status', '=', 'pending').where('next_attempt_at', '<=', at).executeTakeFirst();
+          .where('status', '=', PENDING).where('next_attempt_at', '<=', at).executeTakeFirst();
         this.set(row?.due == null ? 0 : Math.max(0, (at - Number(row.due)) / 1000));
       },
     });

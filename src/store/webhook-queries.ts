@@ -5,11 +5,18 @@
  * (its holder died) makes the delivery due again: at least once, the same event id.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from './connection.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+
+/**
+ * `status = 'pending'` written as a literal, not a parameter: the partial indexes on pending
+ * deliveries are only usable when the planner can see the query asks for what they hold.
+ */
+export const PENDING = sql.lit('pending');
 
 export const insertWebhookEndpoint = (db: Db, row: Insertable<WebhookEndpointsTable>) => db.insertInto('webhook_endpoints').values(row).execute();
 
@@ -56,15 +63,20 @@ export interface DueDelivery {
   readonly attempts: number;
 }
 
+/** Which due deliveries to look at: one endpoint's, or all but the busy endpoints'. */
+export type DueScope = { readonly endpointId: string } | { readonly busyEndpoints: readonly string[] };
+
 /**
- * Pending deliveries due now whose lease (if any) has lapsed, oldest due first, leaving out the
- * endpoints that have no free slot (so one endpoint's backlog cannot fill every batch).
+ * Pending deliveries due now whose lease (if any) has lapsed, oldest due first: one endpoint's,
+ * or every endpoint's but those with no free slot (so one endpoint's backlog cannot fill every
+ * batch).
  */
-export async function dueDeliveries(db: Db, now: number, limit: number, busyEndpoints: readonly string[] = []): Promise<DueDelivery[]> {
+export async function dueDeliveries(db: Db, now: number, limit: number, scope: DueScope): Promise<DueDelivery[]> {
   let query = db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id', 'event_id', 'attempts'])
-    .where('status', '=', 'pending').where('next_attempt_at', '<=', now)
+    .where('status', '=', PENDING).where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
-  if (busyEndpoints.length > 0) query = query.where('endpoint_id', 'not in', busyEndpoints);
+  if ('endpointId' in scope) query = query.where('endpoint_id', '=', scope.endpointId);
+  else if (scope.busyEndpoints.length > 0) query = query.where('endpoint_id', 'not in', scope.busyEndpoints);
   const rows = await query.orderBy('next_attempt_at').limit(limit).execute();
   return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, attempts: Number(r.attempts) }));
 }
@@ -163,7 +175,7 @@ export const listWebhookAttempts = (db: Db, endpointId: string, limit: number): 
 /** Drops the still-pending deliveries of an endpoint (it was disabled: they are recoverable from the outbox). */
 export async function failPendingDeliveries(db: Db, endpointId: string, reason: string, now: number): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: reason, lease_owner: null, lease_until: null, updated_at: now })
-    .where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+    .where('endpoint_id', '=', endpointId).where('status', '=', PENDING).execute();
 }
 
 /** Event ids an endpoint has received (for recovery), among these. */
@@ -190,7 +202,7 @@ export async function requeueDeliveries(db: Db, endpointId: string, eventIds: re
 /** Pending deliveries per endpoint (the operator's list). */
 export async function pendingDeliveryCounts(db: Db): Promise<Map<string, number>> {
   const rows = await db.selectFrom('webhook_deliveries').select(['endpoint_id', (eb) => eb.fn.countAll<number | string>().as('n')])
-    .where('status', '=', 'pending').groupBy('endpoint_id').execute();
+    .where('status', '=', PENDING).groupBy('endpoint_id').execute();
   return new Map(rows.map((r) => [r.endpoint_id, Number(r.n)]));
 }
 

@@ -189,10 +189,13 @@ export class WebhookDispatcher {
     await releaseDeliveries(store.db, dropped, this.#owner, now);
   }
 
-  /** Claims due deliveries into lanes within the caps and starts what fits; one run at a time, so the caps hold. */
-  async dispatchDue(): Promise<{ more: boolean }> {
+  /**
+   * Claims due deliveries into lanes within the caps and starts what fits: every endpoint's, or
+   * one lane's (`endpointId`) when it runs low. One run at a time, so the caps hold.
+   */
+  async dispatchDue(endpointId?: string): Promise<{ more: boolean }> {
     while (this.#dispatching) await this.#dispatching;
-    const run = this.#dispatchOnce();
+    const run = this.#dispatchOnce(endpointId);
     this.#dispatching = run.then(() => undefined, () => undefined);
     try {
       return await run;
@@ -201,19 +204,22 @@ export class WebhookDispatcher {
     }
   }
 
-  async #dispatchOnce(): Promise<{ more: boolean }> {
+  async #dispatchOnce(endpointId: string | undefined): Promise<{ more: boolean }> {
     const { settings, store, keyring } = this.#deps;
     const laneCap = settings.perEndpointConcurrency * LANE_ROUNDS;
-    const room = settings.concurrency * LANE_ROUNDS - this.#claimed;
+    const held = (id: string) => {
+      const lane = this.#lanes.get(id);
+      return lane ? lane.waiting.length + lane.running : 0;
+    };
+    const room = Math.min(settings.concurrency * LANE_ROUNDS - this.#claimed, endpointId === undefined ? Infinity : laneCap - held(endpointId));
     if (room <= 0 || this.#closed) return { more: false };
     const now = this.#clock.now();
-    const full = [...this.#lanes].filter(([, lane]) => lane.waiting.length + lane.running >= laneCap).map(([id]) => id);
-    const due = await dueDeliveries(store.db, now, room, full);
+    const full = [...this.#lanes.keys()].filter((id) => held(id) >= laneCap);
+    const due = await dueDeliveries(store.db, now, room, endpointId === undefined ? { busyEndpoints: full } : { endpointId });
     const byEndpoint = new Map<string, DueDelivery[]>();
     for (const delivery of due) {
-      const lane = this.#lanes.get(delivery.endpointId);
       const group = byEndpoint.get(delivery.endpointId) ?? [];
-      if (group.length + (lane ? lane.waiting.length + lane.running : 0) >= laneCap) continue;
+      if (group.length + held(delivery.endpointId) >= laneCap) continue;
       group.push(delivery);
       byEndpoint.set(delivery.endpointId, group);
     }
@@ -307,15 +313,15 @@ export class WebhookDispatcher {
         this.#pump(lane);
         for (const other of this.#lanes.values()) if (other !== lane) this.#pump(other);
         // Claim more before the lane runs dry, so a fast receiver is never left waiting for a pass.
-        if (lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill();
+        if (lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
       });
     this.#attempts.add(attempt);
   }
 
-  /** Claims more now rather than at the next pass (at most one claim at a time). */
-  #refill(): void {
+  /** Claims more for a lane now rather than at the next pass (at most one claim at a time). */
+  #refill(endpointId: string): void {
     if (this.#closed || this.#pumping) return;
-    this.#pumping = this.dispatchDue()
+    this.#pumping = this.dispatchDue(endpointId)
       .then(() => undefined, (error: unknown) => this.#logger.error({ err: error }, 'webhook deliveries could not be claimed; the next pass tries again'))
       .finally(() => { this.#pumping = undefined; });
   }

@@ -52,6 +52,9 @@ export const webhooksMigration: Migration = {
     await db.schema.createIndex('webhook_deliveries_once').unique().on('webhook_deliveries').columns(['endpoint_id', 'event_id']).execute();
     await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').column('next_attempt_at')
       .where(sql.ref('status'), '=', 'pending').execute();
+    // A lane's refill reads one endpoint's due deliveries; without this, a backlog is sorted whole.
+    await db.schema.createIndex('webhook_deliveries_endpoint_due').on('webhook_deliveries').columns(['endpoint_id', 'next_attempt_at'])
+      .where(sql.ref('status'), '=', 'pending').execute();
     await db.schema.createIndex('webhook_deliveries_updated').on('webhook_deliveries').column('updated_at').execute();
 
     await db.schema.createTable('webhook_attempts')
