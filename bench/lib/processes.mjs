@@ -1,8 +1,9 @@
 /**
  * The processes a benchmark runs beside itself: the service as an operator runs it
- * (`telematics serve`), the floor (a bare Fastify route), and the simulated automaker
- * (`telematics oem-sim`). Each is its own OS process, so the load generator, the service and the
- * peer never share a thread; their output goes to a log file for when something fails.
+ * (`telematics serve`), the floor (a bare Fastify route), the simulated automaker
+ * (`telematics oem-sim`), and a webhook receiver. Each is its own OS process, so the load
+ * generator, the service and the peer never share a thread; their output goes to a log file for
+ * when something fails.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -92,6 +93,18 @@ export async function startFloorServer({ logFile, oemUrl, vin }) {
   const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port), ...(oemUrl ? [oemUrl, vin] : [])], { logFile });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/floor`, child, logFile);
+  return handle(child, url, logFile);
+}
+
+/**
+ * The webhooks suite's receiver (webhook-receiver.mjs): answers the verification challenge, 204
+ * to every other POST, and keeps each event id's first receipt time (GET /stats, /receipts).
+ */
+export async function startWebhookReceiver({ logFile }) {
+  const port = await freePort();
+  const child = launch([join(ROOT, 'bench', 'lib', 'webhook-receiver.mjs'), String(port)], { logFile });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/stats`, child, logFile);
   return handle(child, url, logFile);
 }
 
