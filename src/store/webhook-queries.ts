@@ -98,7 +98,7 @@ export async function claimDelivery(db: Db, id: string, owner: string, now: numb
 export async function claimDeliveries(db: Db, ids: readonly string[], owner: string, now: number, leaseUntil: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
-    .where('id', 'in', ids).where('status', '=', 'pending')
+    .where('id', 'in', ids).where('status', '=', PENDING)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .returning('id').execute();
   return new Set(rows.map((r) => r.id));
@@ -153,9 +153,18 @@ export async function insertWebhookAttempts(db: Db, rows: readonly Insertable<We
 
 /** Endpoints by id (those that still exist). */
 export async function findWebhookEndpoints(db: Db, ids: readonly string[]): Promise<Map<string, WebhookEndpointRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, r]));
+  const found = new Map<string, WebhookEndpointRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const row of await db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute()) found.set(row.id, row);
+  }
+  return found;
+}
+
+/** Disables an endpoint that is enabled (an operator's disable, or one already made, stands); true when it was. */
+export async function disableWebhookEndpoint(db: Db, id: string, reason: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+    .where('id', '=', id).where('status', '=', 'enabled').executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -46,6 +46,7 @@ export class DeliveryOutcomes {
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #disabling = new Set<Promise<void>>();
 
   constructor(options: OutcomeWriterOptions) {
     this.#options = options;
@@ -72,10 +73,17 @@ export class DeliveryOutcomes {
     return this.#writing;
   }
 
+  /** Writes everything added so far and waits for the disables it led to. */
+  async drain(): Promise<void> {
+    await this.flush();
+    await Promise.all(this.#disabling);
+  }
+
   /** Writes what waits and takes no more. */
   async close(): Promise<void> {
-    await this.flush();
+    const written = this.drain();
     this.#closed = true;
+    await written;
   }
 
   async #write(batch: readonly DeliveryOutcome[]): Promise<void> {
@@ -107,11 +115,13 @@ export class DeliveryOutcomes {
       }
       runs.set(outcome.endpointId, run);
     }
-    const toDisable: Array<[string, 'gone' | 'failing']> = [];
-    await db.transaction().execute(async (trx) => {
+    // Endpoint rows in id order: two instances writing at once lock them in the same order.
+    const endpoints = [...runs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const write = () => db.transaction().execute(async (trx) => {
+      const toDisable: Array<[string, 'gone' | 'failing']> = [];
       await insertWebhookAttempts(trx, attempts);
       await settleDeliveries(trx, owner, succeeded, others, at);
-      for (const [endpointId, run] of runs) {
+      for (const [endpointId, run] of endpoints) {
         if (run.gone) {
           toDisable.push([endpointId, 'gone']);
           continue;
@@ -119,7 +129,22 @@ export class DeliveryOutcomes {
         const failingSince = await recordEndpointRun(trx, endpointId, run, at);
         if (failingSince !== undefined && shouldDisable({ failingSince }, at, disableAfterMs)) toDisable.push([endpointId, 'failing']);
       }
+      return toDisable;
     });
-    for (const [endpointId, reason] of toDisable) await this.#options.disable(endpointId, reason, at);
+    let toDisable: Array<[string, 'gone' | 'failing']>;
+    try {
+      toDisable = await write();
+    } catch (error) {
+      // Once more (a deadlock or a serialization failure on PostgreSQL is worth a second try).
+      this.#options.logger.warn({ err: error, outcomes: batch.length }, 'webhook outcomes could not be written; trying once more');
+      toDisable = await write();
+    }
+    // Outside the write chain: a slow disable must not hold up the next outcomes' leases.
+    for (const [endpointId, reason] of toDisable) {
+      const disabling = this.#options.disable(endpointId, reason, at).catch((error: unknown) => {
+        this.#options.logger.error({ err: error, endpoint: endpointId, reason }, 'webhook endpoint could not be disabled');
+      }).finally(() => this.#disabling.delete(disabling));
+      this.#disabling.add(disabling);
+    }
   }
 }

@@ -26,7 +26,7 @@ import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents } from '../store/events-queries.js';
 import type { Db } from '../store/connection.js';
 import {
-  claimDeliveries, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries, updateWebhookEndpoint,
+  claimDeliveries, disableWebhookEndpoint, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
@@ -51,13 +51,24 @@ export interface WebhookObserver {
  * lapse, not a slow settle.
  */
 const MIN_LEASE_MARGIN_MS = 5_000;
+/**
+ * What an attempt must still have of its lease after its deadline to start: room to write its
+ * outcome. Well under MIN_LEASE_MARGIN_MS, so only a wait far beyond the claim's plan stops it.
+ */
+const SETTLE_ALLOWANCE_MS = 1_000;
 
 /** One endpoint's claimed deliveries, waiting for a slot, and the attempts under way. */
 interface Lane {
   row: WebhookEndpointRow;
   secrets: readonly string[];
-  readonly waiting: Array<{ readonly delivery: DueDelivery; readonly event: ServiceEvent }>;
+  readonly waiting: Array<{ readonly delivery: DueDelivery; readonly event: ServiceEvent; readonly leaseUntil: number }>;
   running: number;
+  /**
+   * When the endpoint answered 410 or was disabled here: nothing more starts or is claimed for it
+   * until it is enabled again after that instant (verified anew). The lane stays, so a claim
+   * cannot slip in before the disable is written.
+   */
+  stoppedAt: number | undefined;
 }
 
 export class WebhookDispatcher {
@@ -103,7 +114,7 @@ export class WebhookDispatcher {
   /** Settles once every attempt under way has, those they started, and their outcomes are written (tests, shutdown). */
   async settle(): Promise<void> {
     while (this.#attempts.size > 0 || this.#pumping) await Promise.allSettled([...this.#attempts, this.#pumping]);
-    await this.#outcomes.flush();
+    await this.#outcomes.drain();
   }
 
   /** No attempt starts after this; the ones under way are left to end (`settle`). */
@@ -118,13 +129,9 @@ export class WebhookDispatcher {
    */
   async stop(graceMs: number): Promise<void> {
     this.#closed = true;
-    const unsent = [...this.#lanes.values()].flatMap((lane) => lane.waiting.splice(0).map((w) => w.delivery.id));
-    this.#claimed -= unsent.length;
-    try {
-      await releaseDeliveries(this.#deps.store.db, unsent, this.#owner, this.#clock.now());
-    } catch (error) {
-      this.#logger.warn({ err: error, deliveries: unsent.length }, 'webhook deliveries could not be given back; their leases will lapse');
-    }
+    // A claim under way finishes first, so what it won is given back with the rest.
+    await Promise.allSettled([this.#pumping, this.#dispatching]);
+    await this.#giveBack([...this.#lanes.values()].flatMap((lane) => this.#emptyLane(lane)));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.settle(), new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
     clearTimeout(timer);
@@ -173,20 +180,42 @@ export class WebhookDispatcher {
     if (this.#lanes.size === 0) return;
     const { store, keyring } = this.#deps;
     const now = this.#clock.now();
-    const rows = await findWebhookEndpoints(store.db, [...this.#lanes.keys()]);
+    // Only the lanes read: one a refill opens meanwhile is not in `rows`, and is not gone.
+    const lanes = [...this.#lanes];
+    const rows = await findWebhookEndpoints(store.db, lanes.map(([id]) => id));
     const dropped: string[] = [];
-    for (const [id, lane] of this.#lanes) {
+    for (const [id, lane] of lanes) {
       const row = rows.get(id);
       if (row?.status === 'enabled') {
-        lane.row = row;
-        lane.secrets = signingSecrets(row, keyring, now);
-        continue;
+        if (lane.stoppedAt !== undefined && Number(row.enabled_at ?? 0) > lane.stoppedAt) lane.stoppedAt = undefined; // verified anew
+        if (lane.stoppedAt === undefined) {
+          lane.row = row;
+          lane.secrets = signingSecrets(row, keyring, now);
+          continue;
+        }
       }
-      for (const { delivery } of lane.waiting.splice(0)) dropped.push(delivery.id);
+      // Removed, its deliveries are gone; disabled, they were failed: only a lease could be left.
+      dropped.push(...this.#emptyLane(lane));
+      if (row?.status !== 'enabled' && lane.running === 0 && this.#lanes.get(id) === lane) this.#lanes.delete(id);
     }
-    this.#claimed -= dropped.length;
-    // Removed, their deliveries are gone; disabled, they were failed: only a lease could be left.
-    await releaseDeliveries(store.db, dropped, this.#owner, now);
+    await this.#giveBack(dropped);
+  }
+
+  /** Takes a lane's waiting deliveries out (they will not be sent from here) and forgets an idle lane that is not stopped. */
+  #emptyLane(lane: Lane): string[] {
+    const ids = lane.waiting.splice(0).map((w) => w.delivery.id);
+    this.#claimed -= ids.length;
+    if (lane.running === 0 && lane.stoppedAt === undefined && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
+    return ids;
+  }
+
+  /** Releases leases this process holds but will not use: due again at once. */
+  async #giveBack(ids: readonly string[]): Promise<void> {
+    try {
+      await releaseDeliveries(this.#deps.store.db, ids, this.#owner, this.#clock.now());
+    } catch (error) {
+      this.#logger.warn({ err: error, deliveries: ids.length }, 'webhook deliveries could not be given back; their leases will lapse');
+    }
   }
 
   /**
@@ -214,7 +243,8 @@ export class WebhookDispatcher {
     const room = Math.min(settings.concurrency * LANE_ROUNDS - this.#claimed, endpointId === undefined ? Infinity : laneCap - held(endpointId));
     if (room <= 0 || this.#closed) return { more: false };
     const now = this.#clock.now();
-    const full = [...this.#lanes.keys()].filter((id) => held(id) >= laneCap);
+    const full = [...this.#lanes].filter(([id, lane]) => lane.stoppedAt !== undefined || held(id) >= laneCap).map(([id]) => id);
+    if (endpointId !== undefined && this.#lanes.get(endpointId)?.stoppedAt !== undefined) return { more: false };
     const due = await dueDeliveries(store.db, now, room, endpointId === undefined ? { busyEndpoints: full } : { endpointId });
     const byEndpoint = new Map<string, DueDelivery[]>();
     for (const delivery of due) {
@@ -225,18 +255,23 @@ export class WebhookDispatcher {
     }
     if (byEndpoint.size === 0) return { more: false };
     const rows = await findWebhookEndpoints(store.db, [...byEndpoint.keys()]);
-    const won: Array<{ delivery: DueDelivery; row: WebhookEndpointRow | undefined }> = [];
+    const won: Array<{ delivery: DueDelivery; row: WebhookEndpointRow | undefined; leaseUntil: number }> = [];
     for (const [endpointId, group] of byEndpoint) {
       const row = rows.get(endpointId);
       const lane = this.#lanes.get(endpointId);
       const ahead = lane ? lane.waiting.length + lane.running : 0;
-      const rounds = Math.ceil((ahead + group.length) / settings.perEndpointConcurrency);
+      const rounds = Math.ceil((ahead + group.length) / Math.min(settings.perEndpointConcurrency, settings.concurrency));
       const leaseUntil = now + rounds * settings.timeoutMs + Math.max(MIN_LEASE_MARGIN_MS, settings.timeoutMs);
       const claimed = await claimDeliveries(store.db, group.map((d) => d.id), this.#owner, now, leaseUntil);
-      for (const delivery of group) if (claimed.has(delivery.id)) won.push({ delivery, row: row?.status === 'enabled' ? row : undefined });
+      for (const delivery of group) if (claimed.has(delivery.id)) won.push({ delivery, row: row?.status === 'enabled' ? row : undefined, leaseUntil });
+    }
+    if (this.#closed) {
+      // Stopped while claiming: what was won goes back at once.
+      await this.#giveBack(won.map((w) => w.delivery.id));
+      return { more: false };
     }
     const events = await this.#eventsAsSeen(won.filter((w) => w.row !== undefined) as Array<{ delivery: DueDelivery; row: WebhookEndpointRow }>);
-    for (const { delivery, row } of won) {
+    for (const { delivery, row, leaseUntil } of won) {
       if (row === undefined) {
         this.#settleUnsent(delivery, 'failed', 'endpoint not enabled', now);
         continue;
@@ -249,14 +284,14 @@ export class WebhookDispatcher {
       }
       let lane = this.#lanes.get(row.id);
       if (lane === undefined) {
-        lane = { row, secrets: [], waiting: [], running: 0 };
+        lane = { row, secrets: [], waiting: [], running: 0, stoppedAt: undefined };
         this.#lanes.set(row.id, lane);
       }
       if (lane.secrets.length === 0) lane.secrets = signingSecrets(row, keyring, now);
-      lane.waiting.push({ delivery, event });
+      lane.waiting.push({ delivery, event, leaseUntil });
       this.#claimed += 1;
     }
-    for (const lane of this.#lanes.values()) this.#pump(lane);
+    this.#pumpAll();
     return { more: due.length === room && won.length > 0 };
   }
 
@@ -290,30 +325,49 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Starts what the lane may send now. */
+  /**
+   * Starts what the lane may send now. One whose lease could lapse before its attempt's deadline
+   * (it waited longer than its claim planned: every slot was busy) is not sent from here: another
+   * claim may already hold it. It is given back.
+   */
   #pump(lane: Lane): void {
     const { settings } = this.#deps;
-    while (!this.#closed && lane.running < settings.perEndpointConcurrency && this.#running < settings.concurrency && lane.waiting.length > 0) {
-      this.#start(lane, lane.waiting.shift()!);
+    const expiring: string[] = [];
+    while (!this.#closed && lane.stoppedAt === undefined && lane.running < settings.perEndpointConcurrency && this.#running < settings.concurrency && lane.waiting.length > 0) {
+      const item = lane.waiting.shift()!;
+      if (this.#clock.now() + settings.timeoutMs + SETTLE_ALLOWANCE_MS > item.leaseUntil) {
+        this.#claimed -= 1;
+        expiring.push(item.delivery.id);
+        continue;
+      }
+      this.#start(lane, item);
     }
+    if (expiring.length > 0) void this.#giveBack(expiring);
+  }
+
+  /** Gives every lane its turn at the free slots, starting after `last` (the lane that just freed one). */
+  #pumpAll(last?: Lane): void {
+    const lanes = [...this.#lanes.values()];
+    const from = last === undefined ? 0 : lanes.indexOf(last) + 1;
+    for (let i = 0; i < lanes.length; i += 1) this.#pump(lanes[(from + i) % lanes.length]!);
   }
 
   #start(lane: Lane, item: Lane['waiting'][number]): void {
     const { settings } = this.#deps;
     this.#running += 1;
     lane.running += 1;
-    const attempt = this.#attempt(lane.row, lane.secrets, item.delivery, item.event)
+    const attempt = this.#attempt(lane, lane.row, lane.secrets, item.delivery, item.event)
       .catch((error: unknown) => this.#logger.error({ err: error, delivery: item.delivery.id }, 'webhook attempt failed; its lease will lapse and it will be sent again'))
       .finally(() => {
         this.#running -= 1;
         this.#claimed -= 1;
         lane.running -= 1;
         this.#attempts.delete(attempt);
-        if (lane.running === 0 && lane.waiting.length === 0 && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
-        this.#pump(lane);
-        for (const other of this.#lanes.values()) if (other !== lane) this.#pump(other);
+        // Round robin: the lane that freed a slot goes last, so a busy lane cannot starve the rest.
+        this.#pumpAll(lane);
+        if (lane.running === 0 && lane.waiting.length === 0 && lane.stoppedAt === undefined && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
         // Claim more before the lane runs dry, so a fast receiver is never left waiting for a pass.
-        if (lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
+        else if (lane.stoppedAt === undefined && lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
       });
     this.#attempts.add(attempt);
   }
@@ -326,7 +380,7 @@ export class WebhookDispatcher {
       .finally(() => { this.#pumping = undefined; });
   }
 
-  async #attempt(row: WebhookEndpointRow, secrets: readonly string[], delivery: DueDelivery, event: ServiceEvent): Promise<void> {
+  async #attempt(lane: Lane, row: WebhookEndpointRow, secrets: readonly string[], delivery: DueDelivery, event: ServiceEvent): Promise<void> {
     const { sent, attempt } = await postSigned(this.#deps, row, event, 'auto', 0, secrets);
     const attempts = delivery.attempts + 1;
     const at = this.#clock.now();
@@ -343,6 +397,9 @@ export class WebhookDispatcher {
     if (outcome.kind === 'success') {
       settle({ status: 'succeeded', next_attempt_at: at, last_status: sent.status, last_error: null }, 'success');
     } else if (outcome.kind === 'gone') {
+      // Gone means stop now, not after the outcome is written: nothing more starts for it here.
+      lane.stoppedAt = at;
+      void this.#giveBack(this.#emptyLane(lane));
       settle({ status: 'failed', next_attempt_at: at, last_status: sent.status, last_error: 'gone' }, 'gone');
     } else {
       const next = nextAttemptAt(attempts, at, Math.random, outcome.retryAfterMs);
@@ -351,12 +408,14 @@ export class WebhookDispatcher {
   }
 
   async #disable(endpointId: string, reason: 'gone' | 'failing', at: number): Promise<void> {
-    const { db } = this.#deps.store;
-    await updateWebhookEndpoint(db, endpointId, { status: 'disabled', disabled_reason: reason, updated_at: at });
-    await failPendingDeliveries(db, endpointId, `endpoint disabled (${reason})`, at);
-    // What this lane still holds was failed with the rest: it is not sent.
     const lane = this.#lanes.get(endpointId);
-    if (lane) this.#claimed -= lane.waiting.splice(0).length;
+    if (lane) {
+      lane.stoppedAt ??= at;
+      this.#emptyLane(lane); // failed below with the rest of its pending deliveries
+    }
+    // Only an endpoint still enabled: an operator's disable (or a removal) meanwhile stands.
+    if (!(await disableWebhookEndpoint(this.#deps.store.db, endpointId, reason, at))) return;
+    await failPendingDeliveries(this.#deps.store.db, endpointId, `endpoint disabled (${reason})`, at);
     this.#logger.warn({ endpoint: endpointId, application: lane?.row.application_id, reason }, 'webhook endpoint disabled');
   }
 }

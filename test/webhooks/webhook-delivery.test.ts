@@ -199,6 +199,40 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(r.received.filter((x) => x.event.type === 'vehicle.online')).toHaveLength(1);
   });
 
+  it('when the receiver answers 410 with a backlog waiting, then only the attempts already under way reach it', async () => {
+    const { receiver: r, id } = await endpoint(auth.dispatch);
+    r.answer = (_, res) => { res.writeHead(410).end(); };
+    await appendEvents(svc.store.db, Array.from({ length: 40 }, () => draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' })), svc.clock.now());
+    await deliver();
+    await deliver();
+    expect(r.received.filter((x) => x.event.type === 'vehicle.online').length).toBeLessThanOrEqual(svc.webhooks.settings.perEndpointConcurrency);
+    const left = await svc.store.db.selectFrom('webhook_deliveries').select(['status', 'lease_owner']).where('endpoint_id', '=', id).execute();
+    expect(left.filter((d) => d.status === 'pending' || d.lease_owner !== null)).toEqual([]);
+  });
+
+  it('when claimed deliveries wait past their lease and another instance takes them, then this one does not send them', async () => {
+    const { receiver: r } = await endpoint(auth.dispatch, ['vehicle.offline']);
+    const held: Array<{ end(): void }> = [];
+    r.answer = (_, res) => { held.push({ end: () => res.writeHead(204).end() }); };
+    await appendEvents(svc.store.db, Array.from({ length: 12 }, () => draft({ type: 'vehicle.offline', vin: ALPHA_VINS[0], companyId: 'alpha' })), svc.clock.now());
+    const cap = svc.webhooks.settings.perEndpointConcurrency;
+    await svc.dispatcher.runOnce(); // `cap` sent and held by the receiver, the rest waiting here
+    await r.waitFor(cap, 'vehicle.offline');
+    // Every slot stays busy past the leases; another instance claims what they covered.
+    svc.clock.advance(10 * svc.webhooks.settings.timeoutMs);
+    const other = new WebhookDispatcher(svc.webhooks, createLogger('silent'));
+    await other.runOnce();
+    await r.waitFor(2 * cap, 'vehicle.offline');
+    for (const answer of held.splice(0, cap)) answer.end(); // this instance's slots free up (the first held)
+    await svc.dispatcher.settle();
+    // Nothing more from this instance: what waited here is the other's now.
+    expect(r.received.filter((x) => x.event.type === 'vehicle.offline')).toHaveLength(2 * cap);
+    r.answer = (_, res) => { res.writeHead(204).end(); };
+    for (const answer of held.splice(0)) answer.end();
+    await other.settle();
+    other.close();
+  });
+
   it('when the receiver redirects, then the redirect is not followed and the attempt failed', async () => {
     const { receiver: r, id } = await endpoint(auth.dispatch);
     const elsewhere = await receiver();
