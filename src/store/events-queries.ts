@@ -12,6 +12,7 @@
  */
 import { sql } from 'kysely';
 import type { EventDraft } from '../domain/events.js';
+import type { OutboxEvent } from '../domain/event-visibility.js';
 import type { Db, StoreConnection } from './connection.js';
 
 const POSITION_BATCH = 1000;
@@ -57,15 +58,9 @@ export async function assignEventPositions(store: StoreConnection, limit = POSIT
   });
 }
 
-export interface StoredEvent {
+/** An outbox event with the feed position numbering gave it. */
+export interface StoredEvent extends OutboxEvent {
   readonly position: number;
-  readonly id: string;
-  readonly type: string;
-  readonly vin: string;
-  readonly companyId: string;
-  readonly applicationId: string | null;
-  readonly occurredAt: number;
-  readonly data: unknown;
 }
 
 /**

@@ -26,7 +26,7 @@ import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents } from '../store/events-queries.js';
 import type { Db } from '../store/connection.js';
 import {
-  claimDeliveries, disableWebhookEndpoint, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries,
+  claimDeliveries, disableWebhookEndpoint, dueDeliveries, enabledWebhookEndpoints, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
@@ -258,9 +258,7 @@ export class WebhookDispatcher {
     const won: Array<{ delivery: DueDelivery; row: WebhookEndpointRow | undefined; leaseUntil: number }> = [];
     for (const [endpointId, group] of byEndpoint) {
       const row = rows.get(endpointId);
-      const lane = this.#lanes.get(endpointId);
-      const ahead = lane ? lane.waiting.length + lane.running : 0;
-      const rounds = Math.ceil((ahead + group.length) / Math.min(settings.perEndpointConcurrency, settings.concurrency));
+      const rounds = Math.ceil((held(endpointId) + group.length) / Math.min(settings.perEndpointConcurrency, settings.concurrency));
       const leaseUntil = now + rounds * settings.timeoutMs + Math.max(MIN_LEASE_MARGIN_MS, settings.timeoutMs);
       const claimed = await claimDeliveries(store.db, group.map((d) => d.id), this.#owner, now, leaseUntil);
       for (const delivery of group) if (claimed.has(delivery.id)) won.push({ delivery, row: row?.status === 'enabled' ? row : undefined, leaseUntil });
@@ -432,7 +430,7 @@ function wants(endpoint: WebhookEndpointRow, type: string): boolean {
 }
 
 async function enabledEndpointsByCompany(db: Db): Promise<Map<string, WebhookEndpointRow[]>> {
-  const rows = await db.selectFrom('webhook_endpoints').selectAll().where('status', '=', 'enabled').execute();
+  const rows = await enabledWebhookEndpoints(db);
   const byCompany = new Map<string, WebhookEndpointRow[]>();
   for (const row of rows) byCompany.set(row.company_id, [...(byCompany.get(row.company_id) ?? []), row]);
   return byCompany;
