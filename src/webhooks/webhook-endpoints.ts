@@ -21,7 +21,7 @@ import type { StoreConnection } from '../store/connection.js';
 import type { WebhookAttemptsTable } from '../store/schema.js';
 import { numberCommittedEvents } from '../store/events-queries.js';
 import {
-  countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertDeliveries, insertWebhookAttempt, listWebhookAttempts,
+  countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertDeliveries, insertWebhookAttempt, insertWebhookEndpoint, listWebhookAttempts,
   listWebhookEndpoints, requeueDeliveries, succeededEventIds, updateWebhookEndpoint, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import type { WebhookSettings } from './webhook-settings.js';
@@ -90,7 +90,7 @@ export async function createEndpoint(deps: WebhookDeps, owner: Owner, body: Read
     status: 'pending_verification', disabled_reason: null, secret_sealed: sealSecret(secret, webhookSecretSealingContext(id), deps.keyring.master),
     previous_secret_sealed: null, previous_secret_expires_at: null, failing_since: null, enabled_at: null, created_at: now, updated_at: now,
   };
-  await deps.store.db.insertInto('webhook_endpoints').values(row).execute();
+  await insertWebhookEndpoint(deps.store.db, row);
   return { ...endpointResource(row), secret };
 }
 
