@@ -1,12 +1,14 @@
 /**
  * What `/metrics` tells an operator about webhooks: attempts by result and how long they took
  * (from the dispatcher), and, read from the database when scraped, deliveries waiting and how
- * long the oldest has waited, and endpoints by status. A growing backlog with `timeout` or
+ * long the oldest has waited, how far the slowest endpoint's stream is behind the outbox, and
+ * endpoints by status. A growing backlog with `timeout` or
  * `http_error` results is a receiver in trouble; `refused` is an endpoint pointing where
  * webhooks may not go.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { StoreConnection } from '../store/connection.js';
+import { lastEventPosition } from '../store/events-queries.js';
 import { PENDING } from '../store/webhook-queries.js';
 import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-dispatcher.js';
 
@@ -32,6 +34,14 @@ export class WebhookMetrics implements WebhookObserver {
         const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due'))
           .where('status', '=', PENDING).where('next_attempt_at', '<=', at).executeTakeFirst();
         this.set(row?.due == null ? 0 : Math.max(0, (at - Number(row.due)) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'webhook_stream_lag_events', help: 'Outbox events the slowest enabled webhook endpoint has not had its first attempt at (every company\'s, counted)', registers,
+      async collect() {
+        const last = await lastEventPosition(store);
+        const row = await store.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.min('stream_position').as('slowest')).where('status', '=', 'enabled').executeTakeFirst();
+        this.set(row?.slowest == null ? 0 : Math.max(0, last - Number(row.slowest)));
       },
     });
     new Gauge({

@@ -52,9 +52,19 @@ function kindOf(error: NodeJS.ErrnoException): SendFailed['kind'] {
   return 'connection';
 }
 
+/** URLs judged at most (one per endpoint in use); beyond it the cache starts over. */
+const JUDGED_URLS = 10_000;
+
+interface Judged {
+  readonly target: URL;
+  readonly protocol: 'https:' | 'http:' | undefined;
+  readonly refused: string | undefined;
+}
+
 export class WebhookSender {
   readonly #options: WebhookSenderOptions;
   readonly #agents;
+  readonly #judged = new Map<string, Judged>();
 
   constructor(options: WebhookSenderOptions) {
     this.#options = options;
@@ -64,12 +74,23 @@ export class WebhookSender {
     };
   }
 
-  post(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SentAnswer> {
+  /** What a URL is and whether its host is a refused literal: the same answer every time, so judged once. */
+  #judge(url: string): Judged {
+    let judged = this.#judged.get(url);
+    if (judged !== undefined) return judged;
     const target = new URL(url);
     const protocol = target.protocol === 'https:' ? 'https:' : target.protocol === 'http:' ? 'http:' : undefined;
-    if (protocol === undefined) return Promise.reject(new SendFailed('refused', `unsupported scheme ${target.protocol}`));
-    const refused = refusedLiteral(this.#options.policies[protocol], target.hostname);
-    if (refused !== undefined) return Promise.reject(new SendFailed('refused', refused));
+    judged = protocol === undefined
+      ? { target, protocol, refused: `unsupported scheme ${target.protocol}` }
+      : { target, protocol, refused: refusedLiteral(this.#options.policies[protocol], target.hostname) };
+    if (this.#judged.size >= JUDGED_URLS) this.#judged.clear();
+    this.#judged.set(url, judged);
+    return judged;
+  }
+
+  post(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SentAnswer> {
+    const { target, protocol, refused } = this.#judge(url);
+    if (protocol === undefined || refused !== undefined) return Promise.reject(new SendFailed('refused', refused ?? 'refused'));
     const transport = protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = transport.request(target, {

@@ -107,6 +107,8 @@ export interface FeedFilter {
   /** Only these types; all when undefined. */
   readonly types?: readonly string[] | undefined;
   readonly vin?: string | undefined;
+  /** Only events created at or after this instant (a webhook endpoint's start). */
+  readonly createdFrom?: number | undefined;
 }
 
 /**
@@ -122,6 +124,7 @@ export async function readFeedAfter(store: StoreConnection, filter: FeedFilter, 
     .where((eb) => eb.or([eb('application_id', 'is', null), eb('application_id', '=', filter.applicationId)]));
   if (filter.types !== undefined) query = query.where('type', 'in', filter.types);
   if (filter.vin !== undefined) query = query.where('vin', '=', filter.vin);
+  if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
   if (through !== undefined) query = query.where('position', '<=', through);
   const rows = await query.orderBy('position').limit(limit).execute();
   return rows.map(toStoredEvent);

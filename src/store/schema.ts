@@ -237,6 +237,11 @@ export interface WebhookEndpointsTable {
   enabled_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Outbox position through which every event has had its first attempt here (migration 0013). */
+  stream_position: Generated<number>;
+  /** The dispatcher tenure sending first attempts, and until when (a lapsed lease is free). */
+  stream_owner: string | null;
+  stream_lease_until: number | null;
 }
 
 /** One event to one endpoint (migration 0012). */

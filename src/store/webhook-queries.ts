@@ -1,13 +1,15 @@
 /**
- * Webhook endpoints, deliveries and attempts (migration 0012). Deliveries are made from the
- * outbox by the fan-out (one writer at a time: the first statement locks its position row) and
- * claimed by a conditional update, so two instances never both hold one; a lease that lapses
- * (its holder died) makes the delivery due again: at least once, the same event id.
+ * Webhook endpoints, their streams, deliveries and attempts (migrations 0012, 0013). Each
+ * endpoint's first attempts are sent by whichever instance holds its stream's lease, reading the
+ * outbox after the stream's position; a delivery row exists only for what needs another attempt
+ * (a failed first attempt, a recovery), claimed by a conditional update so two instances never
+ * both hold one. A lease that lapses (its holder died) lets another instance take over: at least
+ * once, the same event id.
  */
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from './connection.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
@@ -17,6 +19,7 @@ export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
  * deliveries are only usable when the planner can see the query asks for what they hold.
  */
 export const PENDING = sql.lit('pending');
+const ENABLED = sql.lit('enabled');
 
 export const insertWebhookEndpoint = (db: Db, row: Insertable<WebhookEndpointsTable>) => db.insertInto('webhook_endpoints').values(row).execute();
 
@@ -79,15 +82,6 @@ export async function dueDeliveries(db: Db, now: number, limit: number, scope: D
   else if (scope.busyEndpoints.length > 0) query = query.where('endpoint_id', 'not in', scope.busyEndpoints);
   const rows = await query.orderBy('next_attempt_at').limit(limit).execute();
   return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, attempts: Number(r.attempts) }));
-}
-
-/** Takes a delivery's lease if nobody holds it; false when another instance was first. */
-export async function claimDelivery(db: Db, id: string, owner: string, now: number, leaseUntil: number): Promise<boolean> {
-  const result = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
-    .where('id', '=', id).where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**
@@ -187,12 +181,22 @@ export async function failPendingDeliveries(db: Db, endpointId: string, reason: 
     .where('endpoint_id', '=', endpointId).where('status', '=', PENDING).execute();
 }
 
-/** Event ids an endpoint has received (for recovery), among these. */
-export async function succeededEventIds(db: Db, endpointId: string, eventIds: readonly string[]): Promise<Set<string>> {
-  if (eventIds.length === 0) return new Set();
-  const rows = await db.selectFrom('webhook_deliveries').select('event_id')
-    .where('endpoint_id', '=', endpointId).where('status', '=', 'succeeded').where('event_id', 'in', eventIds).execute();
-  return new Set(rows.map((r) => r.event_id));
+/**
+ * Event ids an endpoint has received (for recovery), among these: a 2xx in the attempt log (a
+ * first attempt that succeeded leaves no delivery row), or a delivery that succeeded.
+ */
+export async function receivedEventIds(db: Db, endpointId: string, eventIds: readonly string[]): Promise<Set<string>> {
+  const received = new Set<string>();
+  for (let i = 0; i < eventIds.length; i += 500) {
+    const chunk = eventIds.slice(i, i + 500);
+    const attempts = await db.selectFrom('webhook_attempts').select('event_id')
+      .where('endpoint_id', '=', endpointId).where('event_id', 'in', chunk)
+      .where('status_code', '>=', 200).where('status_code', '<=', 299).execute();
+    const deliveries = await db.selectFrom('webhook_deliveries').select('event_id')
+      .where('endpoint_id', '=', endpointId).where('status', '=', 'succeeded').where('event_id', 'in', chunk).execute();
+    for (const r of [...attempts, ...deliveries]) received.add(r.event_id);
+  }
+  return received;
 }
 
 /**
@@ -220,4 +224,51 @@ export async function deleteWebhookHistoryBefore(db: Db, cutoff: number): Promis
   const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('updated_at', '<', cutoff).executeTakeFirst();
   const attempts = await db.deleteFrom('webhook_attempts').where('attempted_at', '<', cutoff).executeTakeFirst();
   return Number(deliveries.numDeletedRows) + Number(attempts.numDeletedRows);
+}
+
+/**
+ * Takes up to `limit` enabled endpoints' streams nobody holds (never held, lease lapsed, or an
+ * earlier tenure of this owner's it let go of: `reclaim`), for the tenure `token`. Answers the
+ * endpoints taken, with the position each stream starts from.
+ */
+export async function acquireStreams(db: Db, take: { owner: string; token: string; now: number; leaseUntil: number; limit: number; reclaim: readonly string[] }): Promise<WebhookEndpointRow[]> {
+  const free = (eb: ExpressionBuilder<Database, 'webhook_endpoints'>) => eb.and([
+    eb('status', '=', ENABLED),
+    eb.or([
+      eb('stream_owner', 'is', null), eb('stream_lease_until', '<', take.now),
+      ...(take.reclaim.length > 0 ? [eb.and([eb('id', 'in', take.reclaim), eb('stream_owner', 'like', `${take.owner}:%`)])] : []),
+    ]),
+  ]);
+  const candidates = await db.selectFrom('webhook_endpoints').select('id').where(free).orderBy('id').limit(take.limit).execute();
+  if (candidates.length === 0) return [];
+  // The same condition again: an instance that took one meanwhile keeps it.
+  return db.updateTable('webhook_endpoints').set({ stream_owner: take.token, stream_lease_until: take.leaseUntil })
+    .where('id', 'in', candidates.map((c) => c.id)).where(free).returningAll().execute();
+}
+
+/** Extends the leases of streams these tenures still hold; answers the endpoints kept (the others were lost). */
+export async function renewStreams(db: Db, held: ReadonlyArray<{ id: string; token: string }>, leaseUntil: number): Promise<Set<string>> {
+  const kept = new Set<string>();
+  for (let i = 0; i < held.length; i += 500) {
+    const chunk = held.slice(i, i + 500);
+    const rows = await db.updateTable('webhook_endpoints').set({ stream_lease_until: leaseUntil })
+      .where('id', 'in', chunk.map((h) => h.id)).where('stream_owner', 'in', [...new Set(chunk.map((h) => h.token))]).where('status', '=', ENABLED)
+      .returning(['id', 'stream_owner']).execute();
+    for (const row of rows) if (chunk.some((h) => h.id === row.id && h.token === row.stream_owner)) kept.add(row.id);
+  }
+  return kept;
+}
+
+/** Lets go of this owner's streams (all, or these endpoints'): free for any instance at once. */
+export async function releaseStreams(db: Db, owner: string, ids?: readonly string[]): Promise<void> {
+  if (ids?.length === 0) return;
+  let query = db.updateTable('webhook_endpoints').set({ stream_owner: null, stream_lease_until: null }).where('stream_owner', 'like', `${owner}:%`);
+  if (ids !== undefined) query = query.where('id', 'in', ids);
+  await query.execute();
+}
+
+/** Moves a stream's position forward, only while `token` holds it. */
+export async function advanceStream(db: Db, id: string, token: string, position: number): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ stream_position: position })
+    .where('id', '=', id).where('stream_owner', '=', token).where('stream_position', '<', position).execute();
 }

@@ -1,24 +1,32 @@
 /**
- * Where the dispatcher's attempts end: each outcome (the delivery's next state, the attempt log's
- * row, the endpoint's health) waits here a few milliseconds and is written with the others of
- * that moment in one transaction. A fast receiver answers hundreds of attempts a second; writing
- * each on its own cost more than sending it.
+ * Where the dispatcher's attempts end: each outcome (a retried delivery's next state or a failed
+ * first attempt's delivery row, the attempt log's row, the endpoint's health, how far its stream
+ * has finished) waits here a few milliseconds and is written with the others of that moment in
+ * one transaction. A fast receiver answers thousands of attempts a second; writing each on its
+ * own cost more than sending it.
  *
  * Nothing is lost by waiting: until its outcome is written, a delivery stays leased to this
- * process, and if the process dies first the lease lapses and the delivery is sent again with
- * the same `webhook-id` (at least once, D12).
+ * process and a stream's position stays before the event, and if the process dies first the
+ * lease lapses and the event is sent again with the same `webhook-id` (at least once, D12). A
+ * write that fails loses its stream advances' tenures: their retry rows may be missing, so the
+ * stream starts again from the position written last.
  */
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import { shouldDisable } from '../domain/webhook-retry.js';
 import type { Db } from '../store/connection.js';
-import type { WebhookAttemptsTable } from '../store/schema.js';
-import { insertWebhookAttempts, recordEndpointRun, settleDeliveries, type DeliverySettlement } from '../store/webhook-queries.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../store/schema.js';
+import { advanceStream, insertDeliveries, insertWebhookAttempts, recordEndpointRun, settleDeliveries, type DeliverySettlement } from '../store/webhook-queries.js';
 
-/** One attempt's end, or a delivery settled without an attempt (`attempt` undefined). */
+/** One attempt's end, a delivery settled without an attempt, or a stream moving past what it need not send. */
 export interface DeliveryOutcome {
   readonly endpointId: string;
-  readonly settlement: DeliverySettlement;
+  /** A retried delivery's next state (it is leased to this process). */
+  readonly settlement?: DeliverySettlement | undefined;
+  /** A first attempt that failed: the delivery row its retries go by. */
+  readonly retry?: Insertable<WebhookDeliveriesTable> | undefined;
+  /** The endpoint's stream has finished everything through `position` (tenure `token`). */
+  readonly advance?: { readonly token: string; readonly position: number } | undefined;
   readonly attempt: Insertable<WebhookAttemptsTable> | undefined;
   /** What the attempt says of the endpoint; undefined when there was no attempt. */
   readonly health: 'success' | 'failure' | 'gone' | undefined;
@@ -38,6 +46,8 @@ export interface OutcomeWriterOptions {
   readonly logger: Logger;
   /** Called after a write for each endpoint to disable: gone (410) or failing too long. */
   readonly disable: (endpointId: string, reason: 'gone' | 'failing', at: number) => Promise<void>;
+  /** Called when a write with this stream tenure's advance failed: the tenure must start over. */
+  readonly streamLost: (endpointId: string, token: string) => void;
 }
 
 export class DeliveryOutcomes {
@@ -47,6 +57,8 @@ export class DeliveryOutcomes {
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #disabling = new Set<Promise<void>>();
+  /** Stream tenures (`endpoint token`) whose advances are no longer written (a write of theirs failed). */
+  readonly #lost = new Set<string>();
 
   constructor(options: OutcomeWriterOptions) {
     this.#options = options;
@@ -68,6 +80,12 @@ export class DeliveryOutcomes {
     if (batch.length > 0) {
       this.#writing = this.#writing.then(() => this.#write(batch)).catch((error: unknown) => {
         this.#options.logger.error({ err: error, outcomes: batch.length }, 'webhook outcomes could not be written; their leases will lapse and they will be sent again');
+        // Before the next write: its advances may pass events whose retry rows were in this one.
+        for (const { endpointId, advance } of batch) {
+          if (advance === undefined || this.#lost.has(`${endpointId} ${advance.token}`)) continue;
+          this.#lost.add(`${endpointId} ${advance.token}`);
+          this.#options.streamLost(endpointId, advance.token);
+        }
       });
     }
     return this.#writing;
@@ -92,15 +110,25 @@ export class DeliveryOutcomes {
     const succeeded = new Map<number, string[]>();
     const others: DeliverySettlement[] = [];
     const attempts: Insertable<WebhookAttemptsTable>[] = [];
+    const retries: Insertable<WebhookDeliveriesTable>[] = [];
+    const advances = new Map<string, { token: string; position: number }>();
     const runs = new Map<string, { anySuccess: boolean; failedFrom: number | undefined; gone: boolean }>();
     for (const outcome of batch) {
-      const { settlement } = outcome;
-      if (settlement.status === 'succeeded' && typeof settlement.last_status === 'number') {
+      const { settlement, advance } = outcome;
+      if (settlement === undefined) {
+        // A first attempt's outcome.
+      } else if (settlement.status === 'succeeded' && typeof settlement.last_status === 'number') {
         const ids = succeeded.get(settlement.last_status) ?? [];
         ids.push(settlement.id);
         succeeded.set(settlement.last_status, ids);
       } else {
         others.push(settlement);
+      }
+      if (outcome.retry) retries.push(outcome.retry);
+      if (advance !== undefined && !this.#lost.has(`${outcome.endpointId} ${advance.token}`)) {
+        // Tenures of one endpoint end in order: the last one added is the one holding it.
+        const last = advances.get(outcome.endpointId);
+        if (last === undefined || last.token !== advance.token || last.position < advance.position) advances.set(outcome.endpointId, advance);
       }
       if (outcome.attempt) attempts.push(outcome.attempt);
       if (outcome.health === undefined) continue;
@@ -116,12 +144,18 @@ export class DeliveryOutcomes {
       runs.set(outcome.endpointId, run);
     }
     // Endpoint rows in id order: two instances writing at once lock them in the same order.
-    const endpoints = [...runs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const endpoints = [...new Set([...runs.keys(), ...advances.keys()])].sort();
     const write = () => db.transaction().execute(async (trx) => {
       const toDisable: Array<[string, 'gone' | 'failing']> = [];
       await insertWebhookAttempts(trx, attempts);
+      await insertDeliveries(trx, retries);
       await settleDeliveries(trx, owner, succeeded, others, at);
-      for (const [endpointId, run] of endpoints) {
+      for (const endpointId of endpoints) {
+        // After the retry rows: a stream moves past a failed event only with its row written.
+        const advance = advances.get(endpointId);
+        if (advance !== undefined) await advanceStream(trx, endpointId, advance.token, advance.position);
+        const run = runs.get(endpointId);
+        if (run === undefined) continue;
         if (run.gone) {
           toDisable.push([endpointId, 'gone']);
           continue;

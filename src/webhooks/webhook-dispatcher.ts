@@ -1,21 +1,23 @@
 /**
- * Webhook delivery, at least once (D12). Each pass:
+ * Webhook delivery, at least once (D12). Two sources feed each endpoint's lane here:
  *
- * 1. Fans out: reads the outbox after the fan-out's position and queues each event for every
- *    enabled endpoint that subscribed to its type and may see it (its company; its application's
- *    own commands), in one transaction with the new position. One fan-out at a time across
- *    instances (the first statement locks the position row); a delivery is unique per
- *    (endpoint, event), so nothing is queued twice.
- * 2. Claims what is due, a batch per endpoint with one conditional update (one instance wins
- *    each row), into the endpoint's lane here, and sends from the lane. Outcomes are written
- *    in batches (delivery-outcomes.ts). A process that dies leaves leases that lapse, and those
- *    deliveries are sent again with the same `webhook-id`.
+ * 1. Its stream: first attempts. The instance holding the stream's lease reads the outbox after
+ *    the stream's position (only the endpoint's company, types and application's own commands)
+ *    and sends each event the endpoint's application may see. The position moves only past
+ *    events whose first attempt has ended: a success leaves a line in the attempt log, a failure
+ *    a delivery row for its retries, written in the same transaction as the move
+ *    (delivery-outcomes.ts). A holder that dies lets the lease lapse, and the next one sends
+ *    again what it had under way, with the same `webhook-id`.
+ * 2. Delivery rows due: retries and recoveries, claimed in batches per endpoint with one
+ *    conditional update (one instance wins each row); a lapsed lease makes a row due again.
  *
- * At most `perEndpointConcurrency` attempts are in flight to one endpoint and `concurrency` in
- * all, so a slow receiver holds its own slots and nobody else's; a lane holds at most
- * LANE_ROUNDS times its endpoint's slots, and its leases last as long as the lane could take to
- * send them all. The body is the event as the endpoint's application sees it when it is
- * claimed (domain/event-visibility.ts).
+ * So a fast receiver costs one attempt-log row per event and a share of a position update,
+ * not a row written four times. At most `perEndpointConcurrency` attempts are in flight to one
+ * endpoint and `concurrency` in all, so a slow receiver holds its own slots and nobody else's;
+ * a lane holds at most LANE_ROUNDS times its endpoint's slots of claimed rows (their leases
+ * last as long as the lane could take to send them all) and STREAM_AHEAD times of its stream.
+ * The body is the event as the endpoint's application sees it when it is read
+ * (domain/event-visibility.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { ServiceEvent } from '@telematics/contract';
@@ -23,20 +25,23 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { dependsOnDatapoints, eventAsSeenBy, mayConcern } from '../domain/event-visibility.js';
 import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
-import { findEventsByIds, numberCommittedEvents } from '../store/events-queries.js';
-import type { Db } from '../store/connection.js';
+import { findEventsByIds, lastEventPosition, numberCommittedEvents, readFeedAfter } from '../store/events-queries.js';
 import {
-  claimDeliveries, disableWebhookEndpoint, dueDeliveries, enabledWebhookEndpoints, failPendingDeliveries, findWebhookEndpoints, insertDeliveries, releaseDeliveries,
+  acquireStreams, claimDeliveries, disableWebhookEndpoint, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
-import { DeliveryOutcomes } from './delivery-outcomes.js';
+import { DeliveryOutcomes, type DeliveryOutcome } from './delivery-outcomes.js';
+import { StreamWindow } from './stream-window.js';
 import { postSigned, signingSecrets, type WebhookDeps } from './webhook-endpoints.js';
 
-const FAN_OUT_BATCH = 1000;
-/** A lane holds at most this many rounds of its endpoint's slots. */
+/** A lane holds at most this many rounds of its endpoint's slots of claimed delivery rows. */
 const LANE_ROUNDS = 4;
+/** …and this many rounds of its stream's events (read ahead: nothing is written to hold them). */
+const STREAM_AHEAD = 8;
+/** Streams one instance holds at most; the rest are left to other instances (or a later pass). */
+const MAX_STREAMS = 256;
 
 /** An attempt's result as metrics count it. */
 export type AttemptResult = 'success' | 'http_error' | 'gone' | 'timeout' | 'connection' | 'tls' | 'dns' | 'refused';
@@ -57,11 +62,28 @@ const MIN_LEASE_MARGIN_MS = 5_000;
  */
 const SETTLE_ALLOWANCE_MS = 1_000;
 
-/** One endpoint's claimed deliveries, waiting for a slot, and the attempts under way. */
+/** This instance's hold on an endpoint's stream: one lease, from acquiring it until losing or releasing it. */
+interface Tenure {
+  readonly endpointId: string;
+  readonly token: string;
+  leaseUntil: number;
+  readonly window: StreamWindow;
+  /** The position the last advance handed to the outcome writer. */
+  advanced: number;
+  reading: Promise<boolean> | undefined;
+  lost: boolean;
+}
+
+/** Something to send: a claimed delivery row (a retry), or an event of the endpoint's stream. */
+type Waiting =
+  | { readonly kind: 'retry'; readonly delivery: DueDelivery; readonly event: ServiceEvent; readonly leaseUntil: number }
+  | { readonly kind: 'stream'; readonly tenure: Tenure; readonly position: number; readonly event: ServiceEvent };
+
+/** One endpoint's work waiting for a slot, and the attempts under way. */
 interface Lane {
   row: WebhookEndpointRow;
   secrets: readonly string[];
-  readonly waiting: Array<{ readonly delivery: DueDelivery; readonly event: ServiceEvent; readonly leaseUntil: number }>;
+  readonly waiting: Waiting[];
   running: number;
   /**
    * When the endpoint answered 410 or was disabled here: nothing more starts or is claimed for it
@@ -77,6 +99,13 @@ export class WebhookDispatcher {
   readonly #clock: Clock;
   readonly #owner = `dispatcher-${randomUUID()}`;
   readonly #lanes = new Map<string, Lane>();
+  readonly #streams = new Map<string, Tenure>();
+  /** Endpoints whose stream this owner let go of without releasing it (taken again first). */
+  readonly #abandoned = new Set<string>();
+  #tenures = 0;
+  /** Endpoints with more delivery rows due than their lanes took: refilled as slots free up. */
+  readonly #moreDue = new Set<string>();
+  readonly #reads = new Set<Promise<boolean>>();
   readonly #attempts = new Set<Promise<void>>();
   readonly #outcomes: DeliveryOutcomes;
   /** Attempts under way, and deliveries claimed in all (waiting in lanes or under way). */
@@ -96,24 +125,42 @@ export class WebhookDispatcher {
     this.#outcomes = new DeliveryOutcomes({
       db: deps.store.db, owner: this.#owner, disableAfterMs: deps.settings.disableAfterMs, logger,
       disable: (endpointId, reason, at) => this.#disable(endpointId, reason, at),
+      streamLost: (endpointId, token) => {
+        const tenure = this.#streams.get(endpointId);
+        if (tenure?.token === token) this.#abandon(tenure);
+      },
     });
+  }
+
+  /**
+   * How long a stream's lease lasts. Renewed at half of it each pass, so a live holder keeps it
+   * with an attempt's whole deadline to spare; a dead one's lapses this long after its last pass.
+   */
+  #streamLeaseMs(): number {
+    return 2 * this.#deps.settings.timeoutMs + MIN_LEASE_MARGIN_MS;
   }
 
   periodicWorker(): PeriodicWorker {
     return { name: 'webhook delivery', intervalMs: this.#deps.settings.pollMs, runOnce: () => this.runOnce() };
   }
 
-  /** One pass: fan out, then claim what is due and fits; `more` when either left work behind. */
+  /**
+   * One pass: reread the endpoints here, keep and take streams, read them, claim the delivery
+   * rows due that fit; `more` when it left work behind.
+   */
   async runOnce(): Promise<{ more: boolean }> {
-    const fannedOut = await this.fanOut();
+    await numberCommittedEvents(this.#deps.store);
     await this.#refreshLanes();
+    await this.#holdStreams();
+    const through = await lastEventPosition(this.#deps.store);
+    const read = await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure, through)));
     const started = await this.dispatchDue();
-    return { more: fannedOut === FAN_OUT_BATCH || started.more };
+    return { more: read.includes(true) || started.more };
   }
 
   /** Settles once every attempt under way has, those they started, and their outcomes are written (tests, shutdown). */
   async settle(): Promise<void> {
-    while (this.#attempts.size > 0 || this.#pumping) await Promise.allSettled([...this.#attempts, this.#pumping]);
+    while (this.#attempts.size > 0 || this.#pumping || this.#reads.size > 0) await Promise.allSettled([...this.#attempts, ...this.#reads, this.#pumping]);
     await this.#outcomes.drain();
   }
 
@@ -125,51 +172,145 @@ export class WebhookDispatcher {
   /**
    * Stops for a shutdown: nothing more starts; what waits in lanes is given back (due again at
    * once, for another instance or the next start); attempts under way get `graceMs` to end, and
-   * every outcome known by then is written. Later ones are dropped: their leases lapse.
+   * every outcome known by then is written; then the streams are released, each at the position
+   * its finished attempts reached. Later outcomes are dropped: those events are sent again.
    */
   async stop(graceMs: number): Promise<void> {
     this.#closed = true;
-    // A claim under way finishes first, so what it won is given back with the rest.
-    await Promise.allSettled([this.#pumping, this.#dispatching]);
+    // A claim or a read under way finishes first, so what it won is given back with the rest.
+    await Promise.allSettled([this.#pumping, this.#dispatching, ...this.#reads]);
     await this.#giveBack([...this.#lanes.values()].flatMap((lane) => this.#emptyLane(lane)));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.settle(), new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); })]);
     clearTimeout(timer);
     await this.#outcomes.close();
+    try {
+      await releaseStreams(this.#deps.store.db, this.#owner);
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'webhook streams could not be released; their leases will lapse');
+    }
   }
 
-  /** Queues the outbox's new events for the endpoints that want them; returns how many events were read. */
-  async fanOut(): Promise<number> {
-    const { store } = this.#deps;
-    await numberCommittedEvents(store);
-    // Polled often: look before taking the fan-out's lock, which is a write.
-    const newer = await store.db.selectFrom('events').select('position')
-      .where('position', '>', (eb) => eb.selectFrom('event_positions').select('last_position').where('name', '=', 'webhooks'))
-      .limit(1).executeTakeFirst();
-    if (newer === undefined) return 0;
-    return store.db.transaction().execute(async (trx) => {
-      await trx.updateTable('event_positions').set((eb) => ({ last_position: eb('last_position', '+', 0) })).where('name', '=', 'webhooks').execute();
-      const { last_position: last } = await trx.selectFrom('event_positions').select('last_position').where('name', '=', 'webhooks').executeTakeFirstOrThrow();
-      const events = await trx.selectFrom('events').select(['id', 'type', 'company_id', 'application_id', 'created_at', 'position'])
-        .where('position', '>', Number(last)).orderBy('position').limit(FAN_OUT_BATCH).execute();
-      if (events.length === 0) return 0;
-      const endpoints = await enabledEndpointsByCompany(trx);
-      const now = this.#clock.now();
-      const rows = [];
-      for (const event of events) {
-        for (const endpoint of endpoints.get(event.company_id) ?? []) {
-          if (!wants(endpoint, event.type) || Number(event.created_at) < Number(endpoint.enabled_at ?? Infinity)) continue;
-          if (!mayConcern({ companyId: event.company_id, applicationId: event.application_id }, { companyId: endpoint.company_id, applicationId: endpoint.application_id })) continue;
-          rows.push({
-            id: randomUUID(), endpoint_id: endpoint.id, event_id: event.id, status: 'pending', attempts: 0, next_attempt_at: now,
-            lease_owner: null, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now,
-          });
-        }
+  /** Renews the streams held here (those lost are let go of) and takes free ones, up to MAX_STREAMS. */
+  async #holdStreams(): Promise<void> {
+    const { db } = this.#deps.store;
+    const now = this.#clock.now();
+    const leaseMs = this.#streamLeaseMs();
+    const renewing = [...this.#streams.values()].filter((t) => t.leaseUntil - now < leaseMs / 2);
+    if (renewing.length > 0) {
+      const kept = await renewStreams(db, renewing.map((t) => ({ id: t.endpointId, token: t.token })), now + leaseMs);
+      for (const tenure of renewing) {
+        if (kept.has(tenure.endpointId)) tenure.leaseUntil = now + leaseMs;
+        else this.#abandon(tenure, false); // taken by another instance, disabled or removed
       }
-      await insertDeliveries(trx, rows);
-      await trx.updateTable('event_positions').set({ last_position: Number(events.at(-1)!.position) }).where('name', '=', 'webhooks').execute();
-      return events.length;
+    }
+    const room = MAX_STREAMS - this.#streams.size;
+    if (this.#closed || room <= 0) return;
+    this.#tenures += 1;
+    const token = `${this.#owner}:${this.#tenures}`;
+    const rows = await acquireStreams(db, { owner: this.#owner, token, now, leaseUntil: now + leaseMs, limit: room, reclaim: [...this.#abandoned] });
+    for (const row of rows) {
+      this.#abandoned.delete(row.id);
+      const position = Number(row.stream_position);
+      this.#streams.set(row.id, { endpointId: row.id, token, leaseUntil: now + leaseMs, window: new StreamWindow(position), advanced: position, reading: undefined, lost: false });
+      const lane = this.#laneOf(row, now);
+      lane.row = row;
+    }
+  }
+
+  /** The endpoint's lane, opened if it has none. */
+  #laneOf(row: WebhookEndpointRow, now: number): Lane {
+    let lane = this.#lanes.get(row.id);
+    if (lane === undefined) {
+      lane = { row, secrets: [], waiting: [], running: 0, stoppedAt: undefined };
+      this.#lanes.set(row.id, lane);
+    }
+    if (lane.secrets.length === 0) lane.secrets = signingSecrets(row, this.#deps.keyring, now);
+    return lane;
+  }
+
+  /**
+   * Lets go of a tenure here: nothing more is read or started for it, and what it read and did
+   * not start is dropped (the position never passed it: the next holder sends it). `reclaim`:
+   * this owner may take the stream again at once (its lease is still ours in the store).
+   */
+  #abandon(tenure: Tenure, reclaim = true): void {
+    tenure.lost = true;
+    if (this.#streams.get(tenure.endpointId) === tenure) this.#streams.delete(tenure.endpointId);
+    if (reclaim) this.#abandoned.add(tenure.endpointId);
+    const lane = this.#lanes.get(tenure.endpointId);
+    if (lane === undefined) return;
+    const kept = lane.waiting.filter((w) => w.kind !== 'stream' || w.tenure !== tenure);
+    this.#claimed -= lane.waiting.length - kept.length;
+    lane.waiting.splice(0, lane.waiting.length, ...kept);
+    this.#forgetIfIdle(lane);
+  }
+
+  /** Forgets a lane with nothing waiting, nothing under way, no stream here and no stop to remember. */
+  #forgetIfIdle(lane: Lane): void {
+    if (lane.running === 0 && lane.waiting.length === 0 && lane.stoppedAt === undefined && !this.#streams.has(lane.row.id) && this.#lanes.get(lane.row.id) === lane) {
+      this.#lanes.delete(lane.row.id);
+    }
+  }
+
+  /**
+   * Reads the next events of a stream into its lane, as many as it has room for; true when more
+   * were left to read. One read at a time per stream. `through`: the highest position numbered
+   * (read here when not given).
+   */
+  #readStream(tenure: Tenure, through?: number): Promise<boolean> {
+    if (tenure.reading) return tenure.reading;
+    const reading = this.#readStreamOnce(tenure, through).finally(() => {
+      tenure.reading = undefined;
+      this.#reads.delete(reading);
     });
+    tenure.reading = reading;
+    this.#reads.add(reading);
+    return reading;
+  }
+
+  async #readStreamOnce(tenure: Tenure, given: number | undefined): Promise<boolean> {
+    const { settings, store } = this.#deps;
+    const lane = this.#lanes.get(tenure.endpointId);
+    if (this.#closed || tenure.lost || lane === undefined || lane.stoppedAt !== undefined) return false;
+    const room = Math.min(settings.perEndpointConcurrency * STREAM_AHEAD - lane.waiting.length - lane.running, settings.concurrency * LANE_ROUNDS - this.#claimed);
+    if (room <= 0) return false;
+    const through = given ?? (await lastEventPosition(store));
+    const from = tenure.window.read;
+    if (from >= through) return false;
+    const { row } = lane;
+    const types = JSON.parse(row.event_types) as string[];
+    const rows = await readFeedAfter(store, {
+      companyId: row.company_id, applicationId: row.application_id, types: types.includes('*') ? undefined : types, createdFrom: Number(row.enabled_at ?? 0),
+    }, from, room, through);
+    if (tenure.lost || this.#closed) return false;
+    const now = this.#clock.now();
+    const withDatapoints = rows.filter((e) => dependsOnDatapoints(e.type)).map((e) => e.vin);
+    const allowances = withDatapoints.length === 0 ? undefined : await datapointAllowances(store, row.company_id, withDatapoints);
+    if (tenure.lost || this.#closed) return false;
+    const kept: number[] = [];
+    for (const event of rows) {
+      const seen = eventAsSeenBy(event, { companyId: row.company_id, applicationId: row.application_id }, allowances?.get(event.vin) ?? (() => false));
+      if (seen === undefined) continue;
+      kept.push(event.position);
+      lane.waiting.push({ kind: 'stream', tenure, position: event.position, event: seen });
+    }
+    this.#claimed += kept.length;
+    const full = rows.length === room;
+    tenure.window.readThrough(full ? rows.at(-1)!.position : through, kept);
+    // Nothing of it to send: the position moves on without waiting for an attempt.
+    if (kept.length === 0) this.#advance(lane, tenure, now);
+    this.#pumpAll();
+    return full;
+  }
+
+  /** Hands the stream's new position to the outcome writer when it moved (`with`: in the same outcome as an attempt's). */
+  #advance(lane: Lane, tenure: Tenure, at: number, with_?: Omit<DeliveryOutcome, 'endpointId' | 'advance' | 'at'>): void {
+    const position = tenure.lost ? tenure.advanced : tenure.window.frontier();
+    const advance = position > tenure.advanced ? { token: tenure.token, position } : undefined;
+    if (advance !== undefined) tenure.advanced = position;
+    if (advance === undefined && with_ === undefined) return;
+    this.#outcomes.add({ endpointId: lane.row.id, at, advance, attempt: undefined, health: undefined, ...with_ });
   }
 
   /**
@@ -184,6 +325,7 @@ export class WebhookDispatcher {
     const lanes = [...this.#lanes];
     const rows = await findWebhookEndpoints(store.db, lanes.map(([id]) => id));
     const dropped: string[] = [];
+    const released: string[] = [];
     for (const [id, lane] of lanes) {
       const row = rows.get(id);
       if (row?.status === 'enabled') {
@@ -195,18 +337,24 @@ export class WebhookDispatcher {
         }
       }
       // Removed, its deliveries are gone; disabled, they were failed: only a lease could be left.
+      const tenure = this.#streams.get(id);
+      if (tenure !== undefined && row?.status !== 'enabled') {
+        this.#abandon(tenure, false);
+        released.push(id);
+      }
       dropped.push(...this.#emptyLane(lane));
       if (row?.status !== 'enabled' && lane.running === 0 && this.#lanes.get(id) === lane) this.#lanes.delete(id);
     }
     await this.#giveBack(dropped);
+    if (released.length > 0) await releaseStreams(store.db, this.#owner, released);
   }
 
-  /** Takes a lane's waiting deliveries out (they will not be sent from here) and forgets an idle lane that is not stopped. */
+  /** Takes a lane's waiting work out (it will not be sent from here); answers the claimed delivery rows among it, to give back. */
   #emptyLane(lane: Lane): string[] {
-    const ids = lane.waiting.splice(0).map((w) => w.delivery.id);
-    this.#claimed -= ids.length;
-    if (lane.running === 0 && lane.stoppedAt === undefined && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
-    return ids;
+    const taken = lane.waiting.splice(0);
+    this.#claimed -= taken.length;
+    this.#forgetIfIdle(lane);
+    return taken.flatMap((w) => (w.kind === 'retry' ? [w.delivery.id] : []));
   }
 
   /** Releases leases this process holds but will not use: due again at once. */
@@ -236,9 +384,10 @@ export class WebhookDispatcher {
   async #dispatchOnce(endpointId: string | undefined): Promise<{ more: boolean }> {
     const { settings, store, keyring } = this.#deps;
     const laneCap = settings.perEndpointConcurrency * LANE_ROUNDS;
+    // Claimed rows only: a stream's read-ahead does not keep the endpoint's retries out.
     const held = (id: string) => {
       const lane = this.#lanes.get(id);
-      return lane ? lane.waiting.length + lane.running : 0;
+      return lane ? lane.waiting.reduce((n, w) => n + (w.kind === 'retry' ? 1 : 0), lane.running) : 0;
     };
     const room = Math.min(settings.concurrency * LANE_ROUNDS - this.#claimed, endpointId === undefined ? Infinity : laneCap - held(endpointId));
     if (room <= 0 || this.#closed) return { more: false };
@@ -247,9 +396,16 @@ export class WebhookDispatcher {
     if (endpointId !== undefined && this.#lanes.get(endpointId)?.stoppedAt !== undefined) return { more: false };
     const due = await dueDeliveries(store.db, now, room, endpointId === undefined ? { busyEndpoints: full } : { endpointId });
     const byEndpoint = new Map<string, DueDelivery[]>();
+    if (endpointId !== undefined) {
+      if (due.length === room) this.#moreDue.add(endpointId);
+      else this.#moreDue.delete(endpointId);
+    }
     for (const delivery of due) {
       const group = byEndpoint.get(delivery.endpointId) ?? [];
-      if (group.length + held(delivery.endpointId) >= laneCap) continue;
+      if (group.length + held(delivery.endpointId) >= laneCap) {
+        this.#moreDue.add(delivery.endpointId);
+        continue;
+      }
       group.push(delivery);
       byEndpoint.set(delivery.endpointId, group);
     }
@@ -280,13 +436,7 @@ export class WebhookDispatcher {
         this.#settleUnsent(delivery, 'dropped', 'event no longer available', now);
         continue;
       }
-      let lane = this.#lanes.get(row.id);
-      if (lane === undefined) {
-        lane = { row, secrets: [], waiting: [], running: 0, stoppedAt: undefined };
-        this.#lanes.set(row.id, lane);
-      }
-      if (lane.secrets.length === 0) lane.secrets = signingSecrets(row, keyring, now);
-      lane.waiting.push({ delivery, event, leaseUntil });
+      this.#laneOf(row, now).waiting.push({ kind: 'retry', delivery, event, leaseUntil });
       this.#claimed += 1;
     }
     this.#pumpAll();
@@ -333,9 +483,16 @@ export class WebhookDispatcher {
     const expiring: string[] = [];
     while (!this.#closed && lane.stoppedAt === undefined && lane.running < settings.perEndpointConcurrency && this.#running < settings.concurrency && lane.waiting.length > 0) {
       const item = lane.waiting.shift()!;
-      if (this.#clock.now() + settings.timeoutMs + SETTLE_ALLOWANCE_MS > item.leaseUntil) {
+      const deadline = this.#clock.now() + settings.timeoutMs + SETTLE_ALLOWANCE_MS;
+      if (item.kind === 'retry' && deadline > item.leaseUntil) {
         this.#claimed -= 1;
         expiring.push(item.delivery.id);
+        continue;
+      }
+      if (item.kind === 'stream' && (item.tenure.lost || deadline > item.tenure.leaseUntil)) {
+        // Not renewed in time (no pass ran): another instance may hold the stream by now.
+        this.#claimed -= 1;
+        if (!item.tenure.lost) this.#abandon(item.tenure);
         continue;
       }
       this.#start(lane, item);
@@ -350,12 +507,12 @@ export class WebhookDispatcher {
     for (let i = 0; i < lanes.length; i += 1) this.#pump(lanes[(from + i) % lanes.length]!);
   }
 
-  #start(lane: Lane, item: Lane['waiting'][number]): void {
+  #start(lane: Lane, item: Waiting): void {
     const { settings } = this.#deps;
     this.#running += 1;
     lane.running += 1;
-    const attempt = this.#attempt(lane, lane.row, lane.secrets, item.delivery, item.event)
-      .catch((error: unknown) => this.#logger.error({ err: error, delivery: item.delivery.id }, 'webhook attempt failed; its lease will lapse and it will be sent again'))
+    const attempt = this.#attempt(lane, item)
+      .catch((error: unknown) => this.#logger.error({ err: error, endpoint: lane.row.id, event: item.event.id }, 'webhook attempt failed; it will be sent again'))
       .finally(() => {
         this.#running -= 1;
         this.#claimed -= 1;
@@ -363,9 +520,15 @@ export class WebhookDispatcher {
         this.#attempts.delete(attempt);
         // Round robin: the lane that freed a slot goes last, so a busy lane cannot starve the rest.
         this.#pumpAll(lane);
-        if (lane.running === 0 && lane.waiting.length === 0 && lane.stoppedAt === undefined && this.#lanes.get(lane.row.id) === lane) this.#lanes.delete(lane.row.id);
-        // Claim more before the lane runs dry, so a fast receiver is never left waiting for a pass.
-        else if (lane.stoppedAt === undefined && lane.waiting.length < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
+        this.#forgetIfIdle(lane);
+        if (this.#lanes.get(lane.row.id) !== lane || lane.stoppedAt !== undefined) return;
+        // Read or claim more before the lane runs dry, so a fast receiver never waits for a pass.
+        const tenure = this.#streams.get(lane.row.id);
+        if (tenure !== undefined && lane.waiting.length < (settings.perEndpointConcurrency * STREAM_AHEAD) / 2) {
+          void this.#readStream(tenure).catch((error: unknown) => this.#logger.error({ err: error }, 'webhook stream could not be read; the next pass tries again'));
+        }
+        const retries = lane.waiting.reduce((n, w) => n + (w.kind === 'retry' ? 1 : 0), 0);
+        if ((tenure === undefined || this.#moreDue.has(lane.row.id)) && retries < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
       });
     this.#attempts.add(attempt);
   }
@@ -378,31 +541,47 @@ export class WebhookDispatcher {
       .finally(() => { this.#pumping = undefined; });
   }
 
-  async #attempt(lane: Lane, row: WebhookEndpointRow, secrets: readonly string[], delivery: DueDelivery, event: ServiceEvent): Promise<void> {
-    const { sent, attempt } = await postSigned(this.#deps, row, event, 'auto', 0, secrets);
-    const attempts = delivery.attempts + 1;
+  async #attempt(lane: Lane, item: Waiting): Promise<void> {
+    const { row, secrets } = lane;
+    const { sent, attempt } = await postSigned(this.#deps, row, item.event, 'auto', 0, secrets);
+    const attempts = item.kind === 'retry' ? item.delivery.attempts + 1 : 1;
     const at = this.#clock.now();
     this.#observer?.attempt(resultOf(sent.status, sent.error), sent.durationMs / 1000);
-    const settle = (settlement: Omit<DeliverySettlement, 'id' | 'attempts'>, health: 'success' | 'failure' | 'gone') =>
-      this.#outcomes.add({ endpointId: row.id, attempt, health, at, settlement: { id: delivery.id, attempts, ...settlement } });
+    let result: Omit<DeliverySettlement, 'id' | 'attempts'>;
+    let health: 'success' | 'failure' | 'gone';
     if (sent.status === undefined) {
       // A refused address is not retried: it will not be allowed later.
       const next = sent.error === 'refused' ? undefined : nextAttemptAt(attempts, at, Math.random);
-      settle({ status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: null, last_error: sent.error ?? 'connection' }, 'failure');
+      result = { status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: null, last_error: sent.error ?? 'connection' };
+      health = 'failure';
+    } else {
+      const outcome = classifyAnswer(sent.status, sent.retryAfter, at);
+      if (outcome.kind === 'success') {
+        result = { status: 'succeeded', next_attempt_at: at, last_status: sent.status, last_error: null };
+        health = 'success';
+      } else if (outcome.kind === 'gone') {
+        // Gone means stop now, not after the outcome is written: nothing more starts for it here.
+        lane.stoppedAt = at;
+        void this.#giveBack(this.#emptyLane(lane));
+        result = { status: 'failed', next_attempt_at: at, last_status: sent.status, last_error: 'gone' };
+        health = 'gone';
+      } else {
+        const next = nextAttemptAt(attempts, at, Math.random, outcome.retryAfterMs);
+        result = { status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: sent.status, last_error: outcome.reason };
+        health = 'failure';
+      }
+    }
+    if (item.kind === 'retry') {
+      this.#outcomes.add({ endpointId: row.id, attempt, health, at, settlement: { id: item.delivery.id, attempts, ...result } });
       return;
     }
-    const outcome = classifyAnswer(sent.status, sent.retryAfter, at);
-    if (outcome.kind === 'success') {
-      settle({ status: 'succeeded', next_attempt_at: at, last_status: sent.status, last_error: null }, 'success');
-    } else if (outcome.kind === 'gone') {
-      // Gone means stop now, not after the outcome is written: nothing more starts for it here.
-      lane.stoppedAt = at;
-      void this.#giveBack(this.#emptyLane(lane));
-      settle({ status: 'failed', next_attempt_at: at, last_status: sent.status, last_error: 'gone' }, 'gone');
-    } else {
-      const next = nextAttemptAt(attempts, at, Math.random, outcome.retryAfterMs);
-      settle({ status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: sent.status, last_error: outcome.reason }, 'failure');
-    }
+    // A first attempt: a success needs nothing more than the attempt log; anything else, a row to go on from.
+    const retry = health === 'success' ? undefined : {
+      id: randomUUID(), endpoint_id: row.id, event_id: item.event.id, status: result.status!, attempts, next_attempt_at: result.next_attempt_at!,
+      lease_owner: null, lease_until: null, last_status: result.last_status ?? null, last_error: result.last_error ?? null, created_at: at, updated_at: at,
+    };
+    item.tenure.window.finish(item.position);
+    this.#advance(lane, item.tenure, at, { attempt, health, retry });
   }
 
   async #disable(endpointId: string, reason: 'gone' | 'failing', at: number): Promise<void> {
@@ -422,16 +601,4 @@ function resultOf(status: number | undefined, error: string | undefined): Attemp
   if (status === undefined) return (['timeout', 'tls', 'dns', 'refused'] as const).find((kind) => kind === error) ?? 'connection';
   if (status >= 200 && status <= 299) return 'success';
   return status === 410 ? 'gone' : 'http_error';
-}
-
-function wants(endpoint: WebhookEndpointRow, type: string): boolean {
-  const types = JSON.parse(endpoint.event_types) as string[];
-  return types.includes('*') || types.includes(type);
-}
-
-async function enabledEndpointsByCompany(db: Db): Promise<Map<string, WebhookEndpointRow[]>> {
-  const rows = await enabledWebhookEndpoints(db);
-  const byCompany = new Map<string, WebhookEndpointRow[]>();
-  for (const row of rows) byCompany.set(row.company_id, [...(byCompany.get(row.company_id) ?? []), row]);
-  return byCompany;
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../domain/clock.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { mayConcern } from '../domain/event-visibility.js';
 import { formatIsoWithOffset } from '../domain/time.js';
+import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
 import { newWebhookSecret, signatureHeader } from '../domain/webhook-signature.js';
 import type { Keyring } from '../security/keyring.js';
@@ -19,10 +20,10 @@ import { openSecret, sealSecret } from '../security/secret-box.js';
 import type { Insertable } from 'kysely';
 import type { StoreConnection } from '../store/connection.js';
 import type { WebhookAttemptsTable } from '../store/schema.js';
-import { numberCommittedEvents } from '../store/events-queries.js';
+import { lastEventPosition, numberCommittedEvents } from '../store/events-queries.js';
 import {
   countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertDeliveries, insertWebhookAttempt, insertWebhookEndpoint, listWebhookAttempts,
-  listWebhookEndpoints, requeueDeliveries, succeededEventIds, updateWebhookEndpoint, type WebhookEndpointRow,
+  listWebhookEndpoints, receivedEventIds, requeueDeliveries, updateWebhookEndpoint, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
@@ -89,6 +90,7 @@ export async function createEndpoint(deps: WebhookDeps, owner: Owner, body: Read
     id, application_id: owner.applicationId, company_id: owner.companyId, url, event_types: JSON.stringify(eventTypes),
     status: 'pending_verification', disabled_reason: null, secret_sealed: sealSecret(secret, webhookSecretSealingContext(id), deps.keyring.master),
     previous_secret_sealed: null, previous_secret_expires_at: null, failing_since: null, enabled_at: null, created_at: now, updated_at: now,
+    stream_position: 0, stream_owner: null, stream_lease_until: null,
   };
   await insertWebhookEndpoint(deps.store.db, row);
   return { ...endpointResource(row), secret };
@@ -174,7 +176,7 @@ export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, eve
     sent = { status: undefined, retryAfter: undefined, error: kind, durationMs: Math.round(performance.now() - t0), body: undefined };
   }
   const attempt: Insertable<WebhookAttemptsTable> = {
-    id: randomUUID(), endpoint_id: row.id, event_id: event.id, event_type: event.type, trigger, attempted_at: now,
+    id: timeOrderedId(now, randomUUID), endpoint_id: row.id, event_id: event.id, event_type: event.type, trigger, attempted_at: now,
     duration_ms: sent.durationMs, status_code: sent.status ?? null, error: sent.error ?? null,
   };
   return { sent, attempt };
@@ -205,9 +207,16 @@ export async function verifyEndpoint(deps: WebhookDeps, row: WebhookEndpointRow)
   const now = deps.clock.now();
   const sent = await sendSigned(deps, row, webhookEvent('webhook.verification', now, { endpoint_id: row.id, challenge }), 'verification', CHALLENGE_READ_BYTES);
   const verified = challengeAnswered(sent, challenge);
-  // Verified again while enabled, it keeps its start: events not yet fanned out are still its.
+  // Verified again while enabled, it keeps its stream: events not yet sent are still its.
   if (verified && row.status !== 'enabled') {
-    await updateWebhookEndpoint(deps.store.db, row.id, { status: 'enabled', disabled_reason: null, failing_since: null, enabled_at: deps.clock.now(), updated_at: deps.clock.now() });
+    // Its stream starts after what is numbered now, and takes nothing created before this
+    // instant: an event created later is numbered later, so none is skipped.
+    const position = await lastEventPosition(deps.store);
+    const at = deps.clock.now();
+    await updateWebhookEndpoint(deps.store.db, row.id, {
+      status: 'enabled', disabled_reason: null, failing_since: null, enabled_at: at, updated_at: at,
+      stream_position: position, stream_owner: null, stream_lease_until: null,
+    });
   }
   const after = (await findWebhookEndpoint(deps.store.db, row.id)) ?? row;
   return { ...endpointResource(after), verification: { verified, status_code: sent.status ?? null, error: sent.error ?? null } };
@@ -235,7 +244,8 @@ export async function attemptLog(deps: Pick<WebhookDeps, 'store'>, owner: Owner,
 
 /**
  * Queues again, oldest first, every event since `since` this endpoint may see and has not
- * received: failed and never attempted alike (events of a time it was disabled included).
+ * received: failed and never attempted alike (events of a time it was disabled included). What
+ * its stream has not reached yet is left to the stream.
  */
 export async function recoverEndpoint(deps: WebhookDeps, owner: Owner, id: string, since: number) {
   const row = await ownEndpoint(deps, owner, id);
@@ -248,13 +258,14 @@ export async function queueMissedEvents(store: StoreConnection, row: WebhookEndp
   await numberCommittedEvents(store);
   const types = JSON.parse(row.event_types) as string[];
   let query = store.db.selectFrom('events').select(['id', 'company_id', 'application_id', 'type'])
-    .where('company_id', '=', row.company_id).where('created_at', '>=', since).where('position', 'is not', null);
+    .where('company_id', '=', row.company_id).where('created_at', '>=', since).where('position', 'is not', null)
+    .where('position', '<=', (eb) => eb.selectFrom('webhook_endpoints').select('stream_position').where('id', '=', row.id));
   if (!types.includes('*')) query = query.where('type', 'in', types);
   const viewer = { companyId: row.company_id, applicationId: row.application_id };
   const events = (await query.orderBy('position').limit(MAX_RECOVERED).execute())
     .filter((e) => mayConcern({ companyId: e.company_id, applicationId: e.application_id }, viewer));
   const ids = events.map((e) => e.id);
-  const received = await succeededEventIds(store.db, row.id, ids);
+  const received = await receivedEventIds(store.db, row.id, ids);
   const missing = ids.filter((e) => !received.has(e));
   await insertDeliveries(store.db, missing.map((eventId) => ({
     id: randomUUID(), endpoint_id: row.id, event_id: eventId, status: 'pending', attempts: 0, next_attempt_at: now,

@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { verifyWebhook } from '../../src/domain/webhook-signature.js';
 import { appendEvents } from '../../src/store/events-queries.js';
-import { claimDelivery } from '../../src/store/webhook-queries.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
@@ -259,9 +258,8 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     const slow = await endpoint(auth.dispatch, ['vehicle.offline']);
     const fast = await endpoint(auth.reports, ['vehicle.online']);
     slow.receiver.answer = () => { /* never answers: each attempt waits for the timeout */ };
-    // The slow endpoint's backlog is older than anything the fast one waits for, and larger than a batch.
+    // The slow endpoint's backlog is older than anything the fast one waits for, and larger than a read.
     await appendEvents(svc.store.db, Array.from({ length: 300 }, () => draft({ type: 'vehicle.offline', vin: ALPHA_VINS[0], companyId: 'alpha' })), svc.clock.now());
-    await svc.dispatcher.fanOut();
     svc.clock.advance(1000);
     const events = Array.from({ length: 20 }, () => draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' }));
     await appendEvents(svc.store.db, events, svc.clock.now());
@@ -281,20 +279,19 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(slow.receiver.received.filter((x) => x.event.type === 'vehicle.offline').length).toBe(hanging.length);
   });
 
-  it('when the dispatcher stops, then deliveries it claimed but did not send are given back at once', async () => {
+  it('when the dispatcher stops, then the streams it held are free at once, at the position its finished attempts reached', async () => {
     const slow = await endpoint(auth.dispatch, ['vehicle.offline']);
     slow.receiver.answer = () => { /* never answers */ };
     await appendEvents(svc.store.db, Array.from({ length: 30 }, () => draft({ type: 'vehicle.offline', vin: ALPHA_VINS[0], companyId: 'alpha' })), svc.clock.now());
+    const stream = () => svc.store.db.selectFrom('webhook_endpoints').select(['stream_owner', 'stream_position']).where('id', '=', slow.id).executeTakeFirstOrThrow();
+    const before = await stream();
     const stopping = new WebhookDispatcher(svc.webhooks, createLogger('silent'));
     await stopping.runOnce();
-    const leased = () => svc.store.db.selectFrom('webhook_deliveries').select('lease_owner')
-      .where('endpoint_id', '=', slow.id).where('lease_owner', 'is not', null).execute();
-    const cap = svc.webhooks.settings.perEndpointConcurrency;
-    // Claimed ahead: more than are in flight, fewer than all.
-    expect((await leased()).length).toBeGreaterThan(cap);
+    await slow.receiver.waitFor(svc.webhooks.settings.perEndpointConcurrency, 'vehicle.offline');
+    expect((await stream()).stream_owner).toMatch(/^dispatcher-/);
     await stopping.stop(50);
-    // The attempts under way keep their leases (they may yet reach the receiver); the rest are free.
-    expect((await leased()).length).toBe(cap);
+    // Nothing finished: another instance starts from the same place, now, not when a lease lapses.
+    expect(await stream()).toEqual({ stream_owner: null, stream_position: before.stream_position });
     await svc.request('DELETE', `/webhook-endpoints/${slow.id}`, { headers: auth.dispatch });
     await stopping.settle();
   });
@@ -381,19 +378,20 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     }
   });
 
-  it('when the instance holding a delivery dies, then its lease lapses and the delivery is sent with the same webhook-id', async () => {
+  it('when the instance holding a stream dies, then its lease lapses and the event is sent with the same webhook-id', async () => {
     const { receiver: r, id } = await endpoint(auth.dispatch);
     const event = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
     await appendEvents(svc.store.db, [event], svc.clock.now());
-    await svc.dispatcher.fanOut();
-    const row = await delivery(id, event.id);
-    // A dispatcher that claimed it and died before sending.
-    expect(await claimDelivery(svc.store.db, row.id, 'dead-instance', svc.clock.now(), svc.clock.now() + 45_000)).toBe(true);
+    // A dispatcher that took the endpoint's stream and died before sending.
+    await svc.store.db.updateTable('webhook_endpoints').set({ stream_owner: 'dead-instance:1', stream_lease_until: svc.clock.now() + 45_000 }).where('id', '=', id).execute();
     await deliver();
     expect(r.received.filter((x) => x.event.id === event.id)).toEqual([]);
     svc.clock.advance(45_001);
     await deliver();
     expect(r.received.filter((x) => x.event.id === event.id).map((x) => x.headers['webhook-id'])).toEqual([event.id]);
+    // A success leaves no delivery row: the attempt log says it was received.
+    const log = await svc.request('GET', `/webhook-endpoints/${id}/attempts`, { headers: auth.dispatch });
+    expect(log.body.filter((a: any) => a.event_id === event.id).map((a: any) => a.status_code)).toEqual([200]);
   });
 
   it('when two dispatchers run on one database, then every event reaches the endpoint, and duplicates are counted', async () => {
@@ -423,6 +421,8 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     const text = await registry.metrics();
     expect(text).toMatch(/^webhook_attempts_total\{result="http_error"\} 1$/m);
     expect(text).toMatch(/^webhook_deliveries_pending 1$/m);
+    // Its one event has had its first attempt: the stream is not behind.
+    expect(text).toMatch(/^webhook_stream_lag_events 0$/m);
     expect(text).toMatch(/^webhook_endpoints\{status="enabled"\} 1$/m);
     expect(text).toMatch(/^webhook_attempt_seconds_count 1$/m);
   });

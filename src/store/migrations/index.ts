@@ -12,6 +12,7 @@ import { tripCursorOpenTripMigration } from './0009-trip-cursor-open-trip.js';
 import { trackersMigration } from './0010-trackers.js';
 import { eventFeedMigration } from './0011-event-feed.js';
 import { webhooksMigration } from './0012-webhooks.js';
+import { webhookStreamsMigration } from './0013-webhook-streams.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -31,6 +32,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0010-trackers': trackersMigration,
     '0011-event-feed': eventFeedMigration,
     '0012-webhooks': webhooksMigration,
+    '0013-webhook-streams': webhookStreamsMigration,
   });
 }
 
