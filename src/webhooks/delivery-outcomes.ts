@@ -25,6 +25,8 @@ export interface DeliveryOutcome {
   readonly settlement?: DeliverySettlement | undefined;
   /** A first attempt that failed: the delivery row its retries go by. */
   readonly retry?: Insertable<WebhookDeliveriesTable> | undefined;
+  /** The stream tenure the outcome belongs to (an attempt of its events, or its advance). */
+  readonly stream?: string | undefined;
   /** The endpoint's stream has finished everything through `position` (tenure `token`). */
   readonly advance?: { readonly token: string; readonly position: number } | undefined;
   readonly attempt: Insertable<WebhookAttemptsTable> | undefined;
@@ -81,10 +83,10 @@ export class DeliveryOutcomes {
       this.#writing = this.#writing.then(() => this.#write(batch)).catch((error: unknown) => {
         this.#options.logger.error({ err: error, outcomes: batch.length }, 'webhook outcomes could not be written; their leases will lapse and they will be sent again');
         // Before the next write: its advances may pass events whose retry rows were in this one.
-        for (const { endpointId, advance } of batch) {
-          if (advance === undefined || this.#lost.has(`${endpointId} ${advance.token}`)) continue;
-          this.#lost.add(`${endpointId} ${advance.token}`);
-          this.#options.streamLost(endpointId, advance.token);
+        for (const { endpointId, stream } of batch) {
+          if (stream === undefined || this.#lost.has(`${endpointId} ${stream}`)) continue;
+          this.#lost.add(`${endpointId} ${stream}`);
+          this.#options.streamLost(endpointId, stream);
         }
       });
     }

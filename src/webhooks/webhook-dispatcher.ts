@@ -40,8 +40,8 @@ import { postSigned, signingSecrets, type WebhookDeps } from './webhook-endpoint
 const LANE_ROUNDS = 4;
 /** …and this many rounds of its stream's events (read ahead: nothing is written to hold them). */
 const STREAM_AHEAD = 8;
-/** Streams one instance holds at most; the rest are left to other instances (or a later pass). */
-const MAX_STREAMS = 256;
+/** Streams taken in one pass at most (the next pass takes more). */
+const STREAMS_PER_PASS = 500;
 
 /** An attempt's result as metrics count it. */
 export type AttemptResult = 'success' | 'http_error' | 'gone' | 'timeout' | 'connection' | 'tls' | 'dns' | 'refused';
@@ -61,6 +61,8 @@ const MIN_LEASE_MARGIN_MS = 5_000;
  * outcome. Well under MIN_LEASE_MARGIN_MS, so only a wait far beyond the claim's plan stops it.
  */
 const SETTLE_ALLOWANCE_MS = 1_000;
+/** A lane stopped (410, disable) whose endpoint is still enabled this much later goes on: its disable failed. */
+const STOP_UNWRITTEN_MS = 60_000;
 
 /** This instance's hold on an endpoint's stream: one lease, from acquiring it until losing or releasing it. */
 interface Tenure {
@@ -111,6 +113,8 @@ export class WebhookDispatcher {
   /** Attempts under way, and deliveries claimed in all (waiting in lanes or under way). */
   #running = 0;
   #claimed = 0;
+  /** Stream events read here and not yet finished (waiting or under way). */
+  #readAhead = 0;
   #pumping: Promise<void> | undefined;
   #dispatching: Promise<void> | undefined;
   #closed = false;
@@ -133,8 +137,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * How long a stream's lease lasts. Renewed at half of it each pass, so a live holder keeps it
-   * with an attempt's whole deadline to spare; a dead one's lapses this long after its last pass.
+   * How long a stream's lease lasts. Renewed once a quarter of it has gone, so a live holder keeps
+   * it with an attempt's whole deadline and seconds more to spare; a dead one's lapses this long
+   * after its last pass.
    */
   #streamLeaseMs(): number {
     return 2 * this.#deps.settings.timeoutMs + MIN_LEASE_MARGIN_MS;
@@ -191,12 +196,16 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Renews the streams held here (those lost are let go of) and takes free ones, up to MAX_STREAMS. */
+  /**
+   * Renews the streams held here (those lost are let go of) and takes free ones. There is no cap
+   * on how many one process holds: one it could not hold would get no first attempt at all.
+   */
   async #holdStreams(): Promise<void> {
     const { db } = this.#deps.store;
     const now = this.#clock.now();
     const leaseMs = this.#streamLeaseMs();
-    const renewing = [...this.#streams.values()].filter((t) => t.leaseUntil - now < leaseMs / 2);
+    // A quarter of the lease gone: renewed long before #pump would stop sending for it.
+    const renewing = [...this.#streams.values()].filter((t) => t.leaseUntil - now < (leaseMs * 3) / 4);
     if (renewing.length > 0) {
       const kept = await renewStreams(db, renewing.map((t) => ({ id: t.endpointId, token: t.token })), now + leaseMs);
       for (const tenure of renewing) {
@@ -204,13 +213,15 @@ export class WebhookDispatcher {
         else this.#abandon(tenure, false); // taken by another instance, disabled or removed
       }
     }
-    const room = MAX_STREAMS - this.#streams.size;
-    if (this.#closed || room <= 0) return;
+    if (this.#closed) return;
     this.#tenures += 1;
     const token = `${this.#owner}:${this.#tenures}`;
-    const rows = await acquireStreams(db, { owner: this.#owner, token, now, leaseUntil: now + leaseMs, limit: room, reclaim: [...this.#abandoned] });
+    const rows = await acquireStreams(db, { owner: this.#owner, token, now, leaseUntil: now + leaseMs, limit: STREAMS_PER_PASS, reclaim: [...this.#abandoned] });
     for (const row of rows) {
       this.#abandoned.delete(row.id);
+      // Freed in the store meanwhile (verified anew): the tenure held here is over.
+      const held = this.#streams.get(row.id);
+      if (held !== undefined) this.#abandon(held, false);
       const position = Number(row.stream_position);
       this.#streams.set(row.id, { endpointId: row.id, token, leaseUntil: now + leaseMs, window: new StreamWindow(position), advanced: position, reading: undefined, lost: false });
       const lane = this.#laneOf(row, now);
@@ -241,9 +252,15 @@ export class WebhookDispatcher {
     const lane = this.#lanes.get(tenure.endpointId);
     if (lane === undefined) return;
     const kept = lane.waiting.filter((w) => w.kind !== 'stream' || w.tenure !== tenure);
-    this.#claimed -= lane.waiting.length - kept.length;
+    this.#readAhead -= lane.waiting.length - kept.length;
     lane.waiting.splice(0, lane.waiting.length, ...kept);
     this.#forgetIfIdle(lane);
+  }
+
+  /** Counts an item as no longer held here (sent, dropped or given back). */
+  #letGo(item: Waiting): void {
+    if (item.kind === 'retry') this.#claimed -= 1;
+    else this.#readAhead -= 1;
   }
 
   /** Forgets a lane with nothing waiting, nothing under way, no stream here and no stop to remember. */
@@ -273,7 +290,11 @@ export class WebhookDispatcher {
     const { settings, store } = this.#deps;
     const lane = this.#lanes.get(tenure.endpointId);
     if (this.#closed || tenure.lost || lane === undefined || lane.stoppedAt !== undefined) return false;
-    const room = Math.min(settings.perEndpointConcurrency * STREAM_AHEAD - lane.waiting.length - lane.running, settings.concurrency * LANE_ROUNDS - this.#claimed);
+    // Every stream may read a round of its slots whatever the others hold; beyond that they share a
+    // budget, so many slow endpoints cannot hold every other stream back, nor memory grow unbounded.
+    const held = lane.waiting.reduce((n, w) => n + (w.kind === 'stream' ? 1 : 0), lane.running);
+    const shared = Math.max(settings.perEndpointConcurrency - held, settings.concurrency * STREAM_AHEAD - this.#readAhead);
+    const room = Math.min(settings.perEndpointConcurrency * STREAM_AHEAD - held, shared);
     if (room <= 0) return false;
     const through = given ?? (await lastEventPosition(store));
     const from = tenure.window.read;
@@ -295,7 +316,7 @@ export class WebhookDispatcher {
       kept.push(event.position);
       lane.waiting.push({ kind: 'stream', tenure, position: event.position, event: seen });
     }
-    this.#claimed += kept.length;
+    this.#readAhead += kept.length;
     const full = rows.length === room;
     tenure.window.readThrough(full ? rows.at(-1)!.position : through, kept);
     // Nothing of it to send: the position moves on without waiting for an attempt.
@@ -305,12 +326,12 @@ export class WebhookDispatcher {
   }
 
   /** Hands the stream's new position to the outcome writer when it moved (`with`: in the same outcome as an attempt's). */
-  #advance(lane: Lane, tenure: Tenure, at: number, with_?: Omit<DeliveryOutcome, 'endpointId' | 'advance' | 'at'>): void {
+  #advance(lane: Lane, tenure: Tenure, at: number, with_?: Omit<DeliveryOutcome, 'endpointId' | 'stream' | 'advance' | 'at'>): void {
     const position = tenure.lost ? tenure.advanced : tenure.window.frontier();
     const advance = position > tenure.advanced ? { token: tenure.token, position } : undefined;
     if (advance !== undefined) tenure.advanced = position;
     if (advance === undefined && with_ === undefined) return;
-    this.#outcomes.add({ endpointId: lane.row.id, at, advance, attempt: undefined, health: undefined, ...with_ });
+    this.#outcomes.add({ endpointId: lane.row.id, at, stream: tenure.token, advance, attempt: undefined, health: undefined, ...with_ });
   }
 
   /**
@@ -328,8 +349,19 @@ export class WebhookDispatcher {
     const released: string[] = [];
     for (const [id, lane] of lanes) {
       const row = rows.get(id);
+      const tenure = this.#streams.get(id);
+      if (row?.status !== 'enabled') {
+        this.#abandoned.delete(id);
+        this.#moreDue.delete(id);
+      } else if (tenure !== undefined && row.stream_owner !== tenure.token) {
+        // Freed (verified anew) or taken meanwhile: another tenure's, whatever this one had read.
+        this.#abandon(tenure, false);
+      }
       if (row?.status === 'enabled') {
         if (lane.stoppedAt !== undefined && Number(row.enabled_at ?? 0) > lane.stoppedAt) lane.stoppedAt = undefined; // verified anew
+        // Still enabled long after the stop: the disable was never written (it failed). Go on;
+        // a receiver still answering 410 stops the lane again.
+        if (lane.stoppedAt !== undefined && now - lane.stoppedAt > STOP_UNWRITTEN_MS) lane.stoppedAt = undefined;
         if (lane.stoppedAt === undefined) {
           lane.row = row;
           lane.secrets = signingSecrets(row, keyring, now);
@@ -337,8 +369,7 @@ export class WebhookDispatcher {
         }
       }
       // Removed, its deliveries are gone; disabled, they were failed: only a lease could be left.
-      const tenure = this.#streams.get(id);
-      if (tenure !== undefined && row?.status !== 'enabled') {
+      if (tenure !== undefined && !tenure.lost && row?.status !== 'enabled') {
         this.#abandon(tenure, false);
         released.push(id);
       }
@@ -352,7 +383,7 @@ export class WebhookDispatcher {
   /** Takes a lane's waiting work out (it will not be sent from here); answers the claimed delivery rows among it, to give back. */
   #emptyLane(lane: Lane): string[] {
     const taken = lane.waiting.splice(0);
-    this.#claimed -= taken.length;
+    for (const item of taken) this.#letGo(item);
     this.#forgetIfIdle(lane);
     return taken.flatMap((w) => (w.kind === 'retry' ? [w.delivery.id] : []));
   }
@@ -491,7 +522,7 @@ export class WebhookDispatcher {
       }
       if (item.kind === 'stream' && (item.tenure.lost || deadline > item.tenure.leaseUntil)) {
         // Not renewed in time (no pass ran): another instance may hold the stream by now.
-        this.#claimed -= 1;
+        this.#readAhead -= 1;
         if (!item.tenure.lost) this.#abandon(item.tenure);
         continue;
       }
@@ -515,7 +546,7 @@ export class WebhookDispatcher {
       .catch((error: unknown) => this.#logger.error({ err: error, endpoint: lane.row.id, event: item.event.id }, 'webhook attempt failed; it will be sent again'))
       .finally(() => {
         this.#running -= 1;
-        this.#claimed -= 1;
+        this.#letGo(item);
         lane.running -= 1;
         this.#attempts.delete(attempt);
         // Round robin: the lane that freed a slot goes last, so a busy lane cannot starve the rest.

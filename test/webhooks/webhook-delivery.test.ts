@@ -5,6 +5,7 @@
  * timeouts, the disable rule, secret rotation, leases that lapse (the same webhook-id again),
  * recovery, the attempt log, and two dispatchers on one database.
  */
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { verifyWebhook } from '../../src/domain/webhook-signature.js';
@@ -392,6 +393,34 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     // A success leaves no delivery row: the attempt log says it was received.
     const log = await svc.request('GET', `/webhook-endpoints/${id}/attempts`, { headers: auth.dispatch });
     expect(log.body.filter((a: any) => a.event_id === event.id).map((a: any) => a.status_code)).toEqual([200]);
+  });
+
+  it('when an outcome write fails, then the stream starts again from its position and the failed event is not skipped', async () => {
+    const { receiver: r } = await endpoint(auth.dispatch, ['vehicle.offline']);
+    const [held, failing] = [1, 2].map(() => draft({ type: 'vehicle.offline', vin: ALPHA_VINS[0], companyId: 'alpha' }));
+    const waiting: Array<() => void> = [];
+    r.answer = (got, res) => {
+      if (got.event.id === held!.id) waiting.push(() => res.writeHead(204).end());
+      else res.writeHead(500).end();
+    };
+    await appendEvents(svc.store.db, [held!, failing!], svc.clock.now());
+    // The attempt log cannot be written while the first event is still under way: the failed
+    // one's outcome (its retry row, no move of the position yet) is lost with that write.
+    await sql`alter table webhook_attempts rename to webhook_attempts_away`.execute(svc.store.db);
+    try {
+      await svc.dispatcher.runOnce();
+      await r.waitFor(2, 'vehicle.offline');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await sql`alter table webhook_attempts_away rename to webhook_attempts`.execute(svc.store.db);
+    }
+    r.answer = (_, res) => { res.writeHead(204).end(); };
+    for (const answer of waiting.splice(0)) answer();
+    await svc.dispatcher.settle();
+    await deliver();
+    await deliver();
+    // Sent again (at least once), not left behind the position with no retry.
+    expect(r.received.filter((x) => x.event.id === failing!.id).length).toBeGreaterThanOrEqual(2);
   });
 
   it('when two dispatchers run on one database, then every event reaches the endpoint, and duplicates are counted', async () => {
