@@ -65,15 +65,18 @@ export interface StoredEvent extends OutboxEvent {
 
 /**
  * Numbers what has committed, so a reader never waits for a separate numbering pass. A backlog is
- * numbered a batch at a time, a bounded number of batches per call: writers faster than that
- * cannot keep a reader from answering (the rest is numbered next time).
+ * numbered a batch at a time, at most `batches` per call: writers faster than that cannot keep a
+ * reader from answering (the rest is numbered next time). True when events may still be waiting.
  */
-export async function numberCommittedEvents(store: StoreConnection): Promise<void> {
-  // Readers poll (the stream every second, feeds, the webhook fan-out): when nothing waits for a
-  // position, a read through the partial index answers without taking the numbering lock.
+export async function numberCommittedEvents(store: StoreConnection, batches = MAX_POSITION_PASSES): Promise<boolean> {
+  // Readers poll (the stream every second, feeds, the webhook dispatcher): when nothing waits for
+  // a position, a read through the partial index answers without taking the numbering lock.
   const waiting = await store.db.selectFrom('events').select('seq').where('position', 'is', null).limit(1).executeTakeFirst();
-  if (waiting === undefined) return;
-  for (let pass = 0; pass < MAX_POSITION_PASSES && (await assignEventPositions(store)) === POSITION_BATCH; pass += 1);
+  if (waiting === undefined) return false;
+  for (let pass = 0; pass < batches; pass += 1) {
+    if ((await assignEventPositions(store)) < POSITION_BATCH) return false;
+  }
+  return true;
 }
 
 type EventRow = { position: number | string | null; id: string; type: string; vin: string; company_id: string; application_id: string | null; occurred_at: number | string; data: string };
@@ -133,7 +136,12 @@ export async function readFeedAfter(store: StoreConnection, filter: FeedFilter, 
 /** The highest position handed out so far (0 before any): where a reader starting "now" begins. */
 export async function lastEventPosition(store: StoreConnection): Promise<number> {
   await numberCommittedEvents(store);
-  return counter(store.db, 'events');
+  return numberedThrough(store.db);
+}
+
+/** The highest position handed out so far, without numbering what waits for one. */
+export function numberedThrough(db: Db): Promise<number> {
+  return counter(db, 'events');
 }
 
 /** The highest position retention has dropped: a reader behind it has missed events. */

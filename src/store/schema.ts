@@ -267,6 +267,8 @@ export interface WebhookAttemptsTable {
   endpoint_id: string;
   event_id: string;
   event_type: string;
+  /** The event's outbox position (migration 0014); null for a ping or a verification. */
+  event_position: number | null;
   /** `auto` (deliveries, recovered ones too), `test` (ping) or `verification`. */
   trigger: string;
   attempted_at: number;

@@ -182,19 +182,25 @@ export async function failPendingDeliveries(db: Db, endpointId: string, reason: 
 }
 
 /**
- * Event ids an endpoint has received (for recovery), among these: a 2xx in the attempt log (a
- * first attempt that succeeded leaves no delivery row), or a delivery that succeeded.
+ * Which of `events` (ids with their outbox positions) an endpoint has received, for recovery: a
+ * 2xx in the attempt log (a first attempt that succeeded leaves no delivery row; asked by
+ * position, see migration 0014), or a delivery that succeeded.
  */
-export async function receivedEventIds(db: Db, endpointId: string, eventIds: readonly string[]): Promise<Set<string>> {
+export async function receivedEventIds(db: Db, endpointId: string, events: ReadonlyArray<{ readonly id: string; readonly position: number | string | null }>): Promise<Set<string>> {
   const received = new Set<string>();
-  for (let i = 0; i < eventIds.length; i += 500) {
-    const chunk = eventIds.slice(i, i + 500);
-    const attempts = await db.selectFrom('webhook_attempts').select('event_id')
-      .where('endpoint_id', '=', endpointId).where('event_id', 'in', chunk)
+  for (let i = 0; i < events.length; i += 500) {
+    const chunk = events.slice(i, i + 500);
+    const idAt = new Map(chunk.flatMap((e) => (e.position === null ? [] : [[Number(e.position), e.id] as const])));
+    const attempts = idAt.size === 0 ? [] : await db.selectFrom('webhook_attempts').select('event_position')
+      .where('endpoint_id', '=', endpointId).where('event_position', 'in', [...idAt.keys()])
       .where('status_code', '>=', 200).where('status_code', '<=', 299).execute();
+    for (const { event_position: position } of attempts) {
+      const id = idAt.get(Number(position));
+      if (id !== undefined) received.add(id);
+    }
     const deliveries = await db.selectFrom('webhook_deliveries').select('event_id')
-      .where('endpoint_id', '=', endpointId).where('status', '=', 'succeeded').where('event_id', 'in', chunk).execute();
-    for (const r of [...attempts, ...deliveries]) received.add(r.event_id);
+      .where('endpoint_id', '=', endpointId).where('status', '=', 'succeeded').where('event_id', 'in', chunk.map((e) => e.id)).execute();
+    for (const r of deliveries) received.add(r.event_id);
   }
   return received;
 }

@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { dependsOnDatapoints, eventAsSeenBy, mayConcern } from '../domain/event-visibility.js';
 import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
-import { findEventsByIds, lastEventPosition, numberCommittedEvents, readFeedAfter } from '../store/events-queries.js';
+import { findEventsByIds, numberCommittedEvents, numberedThrough, readFeedAfter } from '../store/events-queries.js';
 import {
   acquireStreams, claimDeliveries, disableWebhookEndpoint, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
@@ -38,8 +38,11 @@ import { postSigned, signingSecrets, type WebhookDeps } from './webhook-endpoint
 
 /** A lane holds at most this many rounds of its endpoint's slots of claimed delivery rows. */
 const LANE_ROUNDS = 4;
-/** …and this many rounds of its stream's events (read ahead: nothing is written to hold them). */
-const STREAM_AHEAD = 8;
+/**
+ * …and this many rounds of its stream's events (read ahead: nothing is written to hold them). A
+ * lane reads again when half of them are left, so each read fetches about half this many rounds.
+ */
+const STREAM_AHEAD = 16;
 /** Streams taken in one pass at most (the next pass takes more). */
 const STREAMS_PER_PASS = 500;
 
@@ -78,7 +81,7 @@ interface Tenure {
 
 /** Something to send: a claimed delivery row (a retry), or an event of the endpoint's stream. */
 type Waiting =
-  | { readonly kind: 'retry'; readonly delivery: DueDelivery; readonly event: ServiceEvent; readonly leaseUntil: number }
+  | { readonly kind: 'retry'; readonly delivery: DueDelivery; readonly position: number; readonly event: ServiceEvent; readonly leaseUntil: number }
   | { readonly kind: 'stream'; readonly tenure: Tenure; readonly position: number; readonly event: ServiceEvent };
 
 /** One endpoint's work waiting for a slot, and the attempts under way. */
@@ -115,6 +118,11 @@ export class WebhookDispatcher {
   #claimed = 0;
   /** Stream events read here and not yet finished (waiting or under way). */
   #readAhead = 0;
+  /**
+   * The highest outbox position numbered when the last pass looked. Reads between passes go no
+   * further: numbering on every read cost two queries each, and new events wait for a pass anyway.
+   */
+  #through = 0;
   #pumping: Promise<void> | undefined;
   #dispatching: Promise<void> | undefined;
   #closed = false;
@@ -150,17 +158,24 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One pass: reread the endpoints here, keep and take streams, read them, claim the delivery
-   * rows due that fit; `more` when it left work behind.
+   * One pass: number a batch of new events, reread the endpoints here, keep and take streams,
+   * read them, claim the delivery rows due that fit; `more` when events were left unnumbered or
+   * claims left rows due behind. One batch, not the whole backlog: streams start on the first
+   * thousand while the next pass numbers the rest (20,000 events took half a second on
+   * PostgreSQL). A stream read that filled its lane is not `more`: each attempt that ends reads
+   * its lane's next events, and another pass at once would only reread the endpoints (a backlog
+   * kept passes spinning hundreds a second).
    */
   async runOnce(): Promise<{ more: boolean }> {
-    await numberCommittedEvents(this.#deps.store);
+    const { store } = this.#deps;
+    const unnumbered = await numberCommittedEvents(store, 1);
     await this.#refreshLanes();
     await this.#holdStreams();
-    const through = await lastEventPosition(this.#deps.store);
-    const read = await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure, through)));
-    const started = await this.dispatchDue();
-    return { more: read.includes(true) || started.more };
+    const through = await numberedThrough(store.db);
+    this.#through = through;
+    await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure, through)));
+    const claimed = await this.dispatchDue();
+    return { more: unnumbered || claimed.more };
   }
 
   /** Settles once every attempt under way has, those they started, and their outcomes are written (tests, shutdown). */
@@ -273,7 +288,7 @@ export class WebhookDispatcher {
   /**
    * Reads the next events of a stream into its lane, as many as it has room for; true when more
    * were left to read. One read at a time per stream. `through`: the highest position numbered
-   * (read here when not given).
+   * (the last pass's when not given).
    */
   #readStream(tenure: Tenure, through?: number): Promise<boolean> {
     if (tenure.reading) return tenure.reading;
@@ -296,7 +311,7 @@ export class WebhookDispatcher {
     const shared = Math.max(settings.perEndpointConcurrency - held, settings.concurrency * STREAM_AHEAD - this.#readAhead);
     const room = Math.min(settings.perEndpointConcurrency * STREAM_AHEAD - held, shared);
     if (room <= 0) return false;
-    const through = given ?? (await lastEventPosition(store));
+    const through = given ?? this.#through;
     const from = tenure.window.read;
     if (from >= through) return false;
     const { row } = lane;
@@ -461,21 +476,21 @@ export class WebhookDispatcher {
         this.#settleUnsent(delivery, 'failed', 'endpoint not enabled', now);
         continue;
       }
-      const event = events.get(delivery.id);
-      if (event === undefined) {
+      const seen = events.get(delivery.id);
+      if (seen === undefined) {
         // Dropped by retention, or no longer the application's to see.
         this.#settleUnsent(delivery, 'dropped', 'event no longer available', now);
         continue;
       }
-      this.#laneOf(row, now).waiting.push({ kind: 'retry', delivery, event, leaseUntil });
+      this.#laneOf(row, now).waiting.push({ kind: 'retry', delivery, position: seen.position, event: seen.event, leaseUntil });
       this.#claimed += 1;
     }
     this.#pumpAll();
     return { more: due.length === room && won.length > 0 };
   }
 
-  /** Each claimed delivery's event as its endpoint's application sees it now; absent when it sees nothing. */
-  async #eventsAsSeen(claimed: ReadonlyArray<{ delivery: DueDelivery; row: WebhookEndpointRow }>): Promise<Map<string, ServiceEvent>> {
+  /** Each claimed delivery's event as its endpoint's application sees it now, and its position; absent when it sees nothing. */
+  async #eventsAsSeen(claimed: ReadonlyArray<{ delivery: DueDelivery; row: WebhookEndpointRow }>): Promise<Map<string, { event: ServiceEvent; position: number }>> {
     const { store } = this.#deps;
     const stored = await findEventsByIds(store.db, [...new Set(claimed.map((c) => c.delivery.eventId))]);
     const vinsByCompany = new Map<string, Set<string>>();
@@ -486,13 +501,13 @@ export class WebhookDispatcher {
     }
     const allowances = new Map<string, Awaited<ReturnType<typeof datapointAllowances>>>();
     for (const [companyId, vins] of vinsByCompany) allowances.set(companyId, await datapointAllowances(store, companyId, vins));
-    const seen = new Map<string, ServiceEvent>();
+    const seen = new Map<string, { event: ServiceEvent; position: number }>();
     for (const { delivery, row } of claimed) {
       const event = stored.get(delivery.eventId);
       if (event === undefined) continue;
       const allowed = allowances.get(row.company_id)?.get(event.vin) ?? (() => false);
       const visible = eventAsSeenBy(event, { companyId: row.company_id, applicationId: row.application_id }, allowed);
-      if (visible) seen.set(delivery.id, visible);
+      if (visible) seen.set(delivery.id, { event: visible, position: event.position });
     }
     return seen;
   }
@@ -574,7 +589,7 @@ export class WebhookDispatcher {
 
   async #attempt(lane: Lane, item: Waiting): Promise<void> {
     const { row, secrets } = lane;
-    const { sent, attempt } = await postSigned(this.#deps, row, item.event, 'auto', 0, secrets);
+    const { sent, attempt } = await postSigned(this.#deps, row, item.event, { trigger: 'auto', secrets, position: item.position });
     const attempts = item.kind === 'retry' ? item.delivery.attempts + 1 : 1;
     const at = this.#clock.now();
     this.#observer?.attempt(resultOf(sent.status, sent.error), sent.durationMs / 1000);

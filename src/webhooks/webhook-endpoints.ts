@@ -149,16 +149,27 @@ export interface SentTo {
 
 /** Signs and posts one event to an endpoint, and logs the attempt (never the receiver's body). */
 export async function sendSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, trigger: string, readBytes = 0): Promise<SentTo> {
-  const { sent, attempt } = await postSigned(deps, row, event, trigger, readBytes);
+  const { sent, attempt } = await postSigned(deps, row, event, { trigger, readBytes });
   await insertWebhookAttempt(deps.store.db, attempt);
   return sent;
+}
+
+export interface PostOptions {
+  /** `auto`, `test` or `verification`, as the attempt log shows it. */
+  readonly trigger: string;
+  /** Bytes of the answer's body to read and return (the challenge); 0 discards it. */
+  readonly readBytes?: number | undefined;
+  /** The secrets that sign, when the caller has them opened already. */
+  readonly secrets?: readonly string[] | undefined;
+  /** The event's outbox position, for the attempt log (recovery asks by it). */
+  readonly position?: number | undefined;
 }
 
 /**
  * Signs and posts one event; answers what came back and the attempt log's row for it, which the
  * caller stores (the dispatcher stores many at once).
  */
-export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, trigger: string, readBytes = 0, secrets?: readonly string[]) {
+export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, { trigger, readBytes = 0, secrets, position }: PostOptions) {
   const now = deps.clock.now();
   const body = JSON.stringify(event);
   const timestamp = Math.floor(now / 1000);
@@ -176,7 +187,7 @@ export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, eve
     sent = { status: undefined, retryAfter: undefined, error: kind, durationMs: Math.round(performance.now() - t0), body: undefined };
   }
   const attempt: Insertable<WebhookAttemptsTable> = {
-    id: timeOrderedId(now, randomUUID), endpoint_id: row.id, event_id: event.id, event_type: event.type, trigger, attempted_at: now,
+    id: timeOrderedId(now, randomUUID), endpoint_id: row.id, event_id: event.id, event_type: event.type, event_position: position ?? null, trigger, attempted_at: now,
     duration_ms: sent.durationMs, status_code: sent.status ?? null, error: sent.error ?? null,
   };
   return { sent, attempt };
@@ -257,16 +268,15 @@ export async function recoverEndpoint(deps: WebhookDeps, owner: Owner, id: strin
 export async function queueMissedEvents(store: StoreConnection, row: WebhookEndpointRow, since: number, now: number): Promise<{ queued: number }> {
   await numberCommittedEvents(store);
   const types = JSON.parse(row.event_types) as string[];
-  let query = store.db.selectFrom('events').select(['id', 'company_id', 'application_id', 'type'])
+  let query = store.db.selectFrom('events').select(['id', 'position', 'company_id', 'application_id', 'type'])
     .where('company_id', '=', row.company_id).where('created_at', '>=', since).where('position', 'is not', null)
     .where('position', '<=', (eb) => eb.selectFrom('webhook_endpoints').select('stream_position').where('id', '=', row.id));
   if (!types.includes('*')) query = query.where('type', 'in', types);
   const viewer = { companyId: row.company_id, applicationId: row.application_id };
   const events = (await query.orderBy('position').limit(MAX_RECOVERED).execute())
     .filter((e) => mayConcern({ companyId: e.company_id, applicationId: e.application_id }, viewer));
-  const ids = events.map((e) => e.id);
-  const received = await receivedEventIds(store.db, row.id, ids);
-  const missing = ids.filter((e) => !received.has(e));
+  const received = await receivedEventIds(store.db, row.id, events);
+  const missing = events.filter((e) => !received.has(e.id)).map((e) => e.id);
   await insertDeliveries(store.db, missing.map((eventId) => ({
     id: randomUUID(), endpoint_id: row.id, event_id: eventId, status: 'pending', attempts: 0, next_attempt_at: now,
     lease_owner: null, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now,

@@ -456,8 +456,13 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(text).toMatch(/^webhook_attempt_seconds_count 1$/m);
   });
 
-  it('when an endpoint missed events, then recover queues them again, and a ping answers the receiver status only', async () => {
+  it('when an endpoint missed events, then recover queues them again, not one it received at the first attempt, and a ping answers the receiver status only', async () => {
     const { receiver: r, id } = await endpoint(auth.dispatch);
+    // Received at its first attempt: only the attempt log knows (no delivery row).
+    const got = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
+    await appendEvents(svc.store.db, [got], svc.clock.now());
+    await deliver();
+    expect(r.received.filter((x) => x.event.id === got.id)).toHaveLength(1);
     r.answer = (_, res) => { res.writeHead(500).end('secret body of the receiver'); };
     const event = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
     await appendEvents(svc.store.db, [event], svc.clock.now());
@@ -469,6 +474,7 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(recovered.body.queued).toBeGreaterThanOrEqual(1);
     await deliver();
     expect(await delivery(id, event.id)).toMatchObject({ status: 'succeeded' });
+    expect(r.received.filter((x) => x.event.id === got.id)).toHaveLength(1);
     const ping = await svc.request('POST', `/webhook-endpoints/${id}/test`, { headers: auth.dispatch });
     expect(ping.body).toEqual({ event_id: expect.any(String), status_code: 200, error: null, duration_ms: expect.any(Number) });
     expect(r.received.at(-1)!.event.type).toBe('webhook.ping');

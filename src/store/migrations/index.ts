@@ -13,6 +13,7 @@ import { trackersMigration } from './0010-trackers.js';
 import { eventFeedMigration } from './0011-event-feed.js';
 import { webhooksMigration } from './0012-webhooks.js';
 import { webhookStreamsMigration } from './0013-webhook-streams.js';
+import { webhookAttemptPositionsMigration } from './0014-webhook-attempt-positions.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -33,6 +34,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0011-event-feed': eventFeedMigration,
     '0012-webhooks': webhooksMigration,
     '0013-webhook-streams': webhookStreamsMigration,
+    '0014-webhook-attempt-positions': webhookAttemptPositionsMigration,
   });
 }
 
