@@ -337,6 +337,9 @@ export class WebhookDispatcher {
     // Nothing of it to send: the position moves on without waiting for an attempt.
     if (kept.length === 0) this.#advance(lane, tenure, now);
     this.#pumpAll();
+    // A full read the endpoint may see none of starts no attempt, and only an attempt's end or
+    // the next pass would read on: a long run of hidden events would crawl a read per pass.
+    if (full && kept.length === 0) return this.#readStreamOnce(tenure, through);
     return full;
   }
 
