@@ -47,9 +47,6 @@ export async function deleteWebhookEndpoint(db: Db, id: string): Promise<void> {
   await db.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
 }
 
-export const enabledWebhookEndpoints = (db: Db): Promise<WebhookEndpointRow[]> =>
-  db.selectFrom('webhook_endpoints').selectAll().where('status', '=', 'enabled').execute();
-
 /** Queues events for endpoints; one already queued for an endpoint is left as it is. */
 export async function insertDeliveries(db: Db, rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceEvent } from '@telematics/contract';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { dependsOnDatapoints, eventAsSeenBy, mayConcern } from '../domain/event-visibility.js';
+import { dependsOnDatapoints, eventAsSeenBy } from '../domain/event-visibility.js';
 import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents, numberedThrough, readFeedAfter } from '../store/events-queries.js';
 import {
@@ -75,7 +75,7 @@ interface Tenure {
   readonly window: StreamWindow;
   /** The position the last advance handed to the outcome writer. */
   advanced: number;
-  reading: Promise<boolean> | undefined;
+  reading: Promise<void> | undefined;
   lost: boolean;
 }
 
@@ -110,7 +110,7 @@ export class WebhookDispatcher {
   #tenures = 0;
   /** Endpoints with more delivery rows due than their lanes took: refilled as slots free up. */
   readonly #moreDue = new Set<string>();
-  readonly #reads = new Set<Promise<boolean>>();
+  readonly #reads = new Set<Promise<void>>();
   readonly #attempts = new Set<Promise<void>>();
   readonly #outcomes: DeliveryOutcomes;
   /** Attempts under way, and deliveries claimed in all (waiting in lanes or under way). */
@@ -171,9 +171,8 @@ export class WebhookDispatcher {
     const unnumbered = await numberCommittedEvents(store, 1);
     await this.#refreshLanes();
     await this.#holdStreams();
-    const through = await numberedThrough(store.db);
-    this.#through = through;
-    await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure, through)));
+    this.#through = await numberedThrough(store.db);
+    await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure)));
     const claimed = await this.dispatchDue();
     return { more: unnumbered || claimed.more };
   }
@@ -286,13 +285,12 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Reads the next events of a stream into its lane, as many as it has room for; true when more
-   * were left to read. One read at a time per stream. `through`: the highest position numbered
-   * (the last pass's when not given).
+   * Reads the next events of a stream into its lane, as many as it has room for, up to the
+   * position the last pass saw numbered. One read at a time per stream.
    */
-  #readStream(tenure: Tenure, through?: number): Promise<boolean> {
+  #readStream(tenure: Tenure): Promise<void> {
     if (tenure.reading) return tenure.reading;
-    const reading = this.#readStreamOnce(tenure, through).finally(() => {
+    const reading = this.#readStreamOnce(tenure).finally(() => {
       tenure.reading = undefined;
       this.#reads.delete(reading);
     });
@@ -301,29 +299,29 @@ export class WebhookDispatcher {
     return reading;
   }
 
-  async #readStreamOnce(tenure: Tenure, given: number | undefined): Promise<boolean> {
+  async #readStreamOnce(tenure: Tenure): Promise<void> {
     const { settings, store } = this.#deps;
     const lane = this.#lanes.get(tenure.endpointId);
-    if (this.#closed || tenure.lost || lane === undefined || lane.stoppedAt !== undefined) return false;
+    if (this.#closed || tenure.lost || lane === undefined || lane.stoppedAt !== undefined) return;
     // Every stream may read a round of its slots whatever the others hold; beyond that they share a
     // budget, so many slow endpoints cannot hold every other stream back, nor memory grow unbounded.
     const held = lane.waiting.reduce((n, w) => n + (w.kind === 'stream' ? 1 : 0), lane.running);
     const shared = Math.max(settings.perEndpointConcurrency - held, settings.concurrency * STREAM_AHEAD - this.#readAhead);
     const room = Math.min(settings.perEndpointConcurrency * STREAM_AHEAD - held, shared);
-    if (room <= 0) return false;
-    const through = given ?? this.#through;
+    if (room <= 0) return;
+    const through = this.#through;
     const from = tenure.window.read;
-    if (from >= through) return false;
+    if (from >= through) return;
     const { row } = lane;
     const types = JSON.parse(row.event_types) as string[];
     const rows = await readFeedAfter(store, {
       companyId: row.company_id, applicationId: row.application_id, types: types.includes('*') ? undefined : types, createdFrom: Number(row.enabled_at ?? 0),
     }, from, room, through);
-    if (tenure.lost || this.#closed) return false;
+    if (tenure.lost || this.#closed) return;
     const now = this.#clock.now();
     const withDatapoints = rows.filter((e) => dependsOnDatapoints(e.type)).map((e) => e.vin);
     const allowances = withDatapoints.length === 0 ? undefined : await datapointAllowances(store, row.company_id, withDatapoints);
-    if (tenure.lost || this.#closed) return false;
+    if (tenure.lost || this.#closed) return;
     const kept: number[] = [];
     for (const event of rows) {
       const seen = eventAsSeenBy(event, { companyId: row.company_id, applicationId: row.application_id }, allowances?.get(event.vin) ?? (() => false));
@@ -339,8 +337,7 @@ export class WebhookDispatcher {
     this.#pumpAll();
     // A full read the endpoint may see none of starts no attempt, and only an attempt's end or
     // the next pass would read on: a long run of hidden events would crawl a read per pass.
-    if (full && kept.length === 0) return this.#readStreamOnce(tenure, through);
-    return full;
+    if (full && kept.length === 0) await this.#readStreamOnce(tenure);
   }
 
   /** Hands the stream's new position to the outcome writer when it moved (`with`: in the same outcome as an attempt's). */
