@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   CommandParams, CommandStatus, creationStatusCode, VehicleCommandCreated, VehicleCommandFailed, VehicleCommandHeaders, VehicleCommandRequest,
+  VehicleCommandHeadersShape,
 } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import type { CommandServiceDeps } from '../commands/create-command.js';
@@ -9,7 +10,8 @@ import { createCommandIdempotently } from '../commands/idempotent-creation.js';
 import { readCommand } from '../commands/read-command.js';
 import { principalOf } from './authenticate-hook.js';
 import type { Clock } from '../domain/clock.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
+import { Type } from 'typebox';
 import type { RequestLimits } from './rate-limits.js';
 
 /** POST /vehicle-command and GET /vehicle-command/{command_id}; behind the authentication hook. */
@@ -19,7 +21,14 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
 
     app.post('/vehicle-command', {
       bodyLimit: 16 * 1024,
+      config: {
+        swaggerTransform: documentedAs({
+          body: Type.Ref('VehicleCommandRequest'), headers: VehicleCommandHeadersShape,
+          response: { 200: Type.Ref('CommandCreated'), 502: Type.Ref('CommandStartFailed') },
+        }),
+      },
       schema: {
+        operationId: 'createVehicleCommand',
         summary: 'Send a remote command to one vehicle',
         description: 'Signed with X-Signature (docs/commands.md). Ignition commands need two steps: the first answers status Confirmation with a code; send the same vin and command again with that code.',
         tags: ['commands'],
@@ -28,13 +37,9 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
         body: VehicleCommandRequest,
         response: {
           200: VehicleCommandCreated,
-          400: errorResponse('Invalid VIN. …, Invalid command. …, Confirmation invalid, or a malformed Idempotency-Key'),
-          ...authErrors,
-          403: errorResponse('Sign-secret not found. or X-Signature invalid.'),
-          404: errorResponse('VIN not found or unauthorized access. or Command not found or unauthorized access.'),
-          409: errorResponse('Confirmation already used, or a request with this Idempotency-Key is still being processed'),
-          422: errorResponse('Idempotency-Key already used with a different request.'),
-          429: errorResponse('Too many command requests from this application (with Retry-After)'),
+          ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'vinMissing', 'commandMissing', 'confirmationInvalid', 'idempotencyKeyInvalid',
+            'signSecretNotFound', 'signatureInvalid', 'vinNotFound', 'commandUnavailable', 'confirmationUsed', 'idempotencyKeyInFlight',
+            'idempotencyKeyReused', 'rateLimited'),
           502: VehicleCommandFailed,
         },
       },
@@ -51,17 +56,16 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
     app.get('/vehicle-command/', { schema: { hide: true } }, missingId);
 
     app.get('/vehicle-command/:command_id', {
+      config: { swaggerTransform: documentedAs({ response: { 200: Type.Ref('CommandStatus') } }) },
       schema: {
+        operationId: 'getVehicleCommand',
         summary: 'Read a command\'s status',
         tags: ['commands'],
         security: bearerSecurity,
         params: CommandParams,
         response: {
           200: CommandStatus,
-          400: errorResponse('Invalid command ID. …'),
-          ...authErrors,
-          403: errorResponse('Access denied.'),
-          404: errorResponse('Command not found.'),
+          ...errorResponses(AUTH_ERRORS, PATH_ERRORS, 'commandIdMissing', 'accessDenied', 'commandNotFound'),
         },
       },
     }, async (request) => readCommand(deps.store.db, principalOf(request), request.params.command_id));

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EventsPage, EventsQuery } from '@telematics/contract';
 import { parseFeedQuery, readEventFeed } from '../events/read-event-feed.js';
 import { principalOf } from './authenticate-hook.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, errorResponses } from './schemas.js';
 import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
@@ -14,6 +14,7 @@ export function eventRoutes(deps: AppDeps): FastifyPluginAsync {
     await compressResponses(app);
     app.get('/events', {
       schema: {
+        operationId: 'listEvents',
         summary: 'Read the events the application may see',
         description: 'Oldest first, from the oldest event kept or after a cursor; pass next_cursor as `after` to read on (also after an empty page). '
           + 'Command events of the application\'s own commands, vehicle and trip events of its company\'s vehicles, nothing outside its plan. See docs/events.md.',
@@ -22,9 +23,7 @@ export function eventRoutes(deps: AppDeps): FastifyPluginAsync {
         querystring: EventsQuery,
         response: {
           200: EventsPage,
-          400: errorResponse('A cursor this service did not give, an unknown event type, a limit outside 1–500, or a vin filter that is not a VIN'),
-          ...authErrors,
-          410: errorResponse('Cursor expired: events after it are no longer kept. Start again without a cursor.'),
+          ...errorResponses(AUTH_ERRORS, 'eventCursorInvalid', 'unknownEventType', 'eventLimitInvalid', 'eventVinInvalid', 'invalidRequest', 'eventCursorExpired'),
         },
       },
     }, async (request) => {

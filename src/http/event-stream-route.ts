@@ -9,7 +9,7 @@ import { EventStreamHub, type StreamedEvent } from '../events/event-stream-hub.j
 import { feedStart, parseCursor, parseFeedSelection } from '../events/read-event-feed.js';
 import { lastEventPosition } from '../store/events-queries.js';
 import { principalOf } from './authenticate-hook.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, errorResponses } from './schemas.js';
 import type { AppDeps, EventStreamSettings } from './app-deps.js';
 
 const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000 };
@@ -41,6 +41,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
 
     app.get('/events/stream', {
       schema: {
+        operationId: 'streamEvents',
         summary: 'Follow the events the application may see, live (Server-Sent Events)',
         description: 'text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it. '
           + `Resumes after Last-Event-ID (or \`after\`), else from now; a comment line every ${settings.keepAliveMs / 1000} s; `
@@ -50,10 +51,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         querystring: EventStreamQuery,
         response: {
           200: { description: 'The stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-          400: errorResponse('A cursor this service did not give, an unknown event type, or a vin filter that is not a VIN'),
-          ...authErrors,
-          410: errorResponse('Cursor expired: events after it are no longer kept. Start again without a cursor.'),
-          429: errorResponse('Too many event streams open for this application (at most N).'),
+          ...errorResponses(AUTH_ERRORS, 'eventCursorInvalid', 'unknownEventType', 'eventVinInvalid', 'invalidRequest', 'eventCursorExpired', 'tooManyEventStreams'),
         },
       },
     }, async (request, reply) => {

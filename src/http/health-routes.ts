@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { HealthStatus } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { pingDatabase } from '../store/ping-database.js';
-import { errorResponse } from './schemas.js';
+import { errorResponses, noSecurity } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
 
 /** A readiness probe must answer quickly even when the database hangs. */
@@ -23,15 +23,17 @@ async function databaseAnswers(deps: Pick<AppDeps, 'store'>): Promise<boolean> {
 export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
   return async (app) => {
     app.get('/healthz', {
-      schema: { summary: 'Liveness: the process is running', tags: ['operations'], response: { 200: HealthStatus } },
+      schema: { operationId: 'getLiveness', summary: 'Liveness: the process is running', tags: ['operations'], security: noSecurity, response: { 200: HealthStatus } },
       logLevel: 'warn',
     }, async () => ({ status: 'ok' }));
 
     app.get('/readyz', {
       schema: {
+        operationId: 'getReadiness',
+        security: noSecurity,
         summary: 'Readiness: the database answers',
         tags: ['operations'],
-        response: { 200: HealthStatus, 503: errorResponse('The database does not answer') },
+        response: { 200: HealthStatus, ...errorResponses('unavailable') },
       },
       logLevel: 'warn',
     }, async () => {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { IngestParams, IngestRequest, IngestResponse, MAX_INGEST_RECORDS } from '@telematics/contract';
 import { authenticateOem } from '../ingest/authenticate-oem.js';
 import { ingestWireBatch } from '../ingest/wire-batch.js';
-import { errorResponse } from './schemas.js';
+import { errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
 import type { IngestSummary } from './ingest-summary.js';
 
@@ -18,13 +18,14 @@ export function ingestRoute(deps: AppDeps, summary: IngestSummary): FastifyPlugi
       bodyLimit: INGEST_BODY_LIMIT,
       config: { requestLog: 'summary' },
       schema: {
+        operationId: 'ingestTelemetry',
         summary: 'Push telemetry records (automakers)',
         description: `\`Authorization: Bearer <ingest key of the OEM>\`. At most ${MAX_INGEST_RECORDS} records per batch; see docs/ingest.md.`,
         tags: ['ingest'],
         security: [{ ingestKey: [] }],
         params: IngestParams,
         body: IngestRequest,
-        response: { 200: IngestResponse, 401: errorResponse('Invalid ingest key.') },
+        response: { 200: IngestResponse, ...errorResponses(JSON_BODY_ERRORS, PATH_ERRORS, 'invalidIngestKey') },
       },
       onRequest: async (request) => {
         await authenticateOem(deps.store.db, deps.keyring, (request.params as { oem: string }).oem, request.headers.authorization);

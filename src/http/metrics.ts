@@ -1,3 +1,5 @@
+import { Type } from 'typebox';
+import { documentedAs, noSecurity } from './schemas.js';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -32,7 +34,11 @@ export class ServiceMetrics {
   /** GET /metrics on `app`. */
   serve(app: FastifyInstance): void {
     app.get('/metrics', {
-      schema: { summary: 'Prometheus metrics', tags: ['operations'], produces: ['text/plain'] },
+      schema: {
+        operationId: 'getMetrics', summary: 'Prometheus metrics', tags: ['operations'], security: noSecurity, produces: ['text/plain'],
+      },
+      // Documented only: a response schema would have the serializer quote the text.
+      config: { swaggerTransform: documentedAs({ response: { 200: Type.String({ description: 'Prometheus text exposition format' }) } }) },
       logLevel: 'warn',
     }, async (_request, reply) => {
       reply.type(this.registry.contentType);

@@ -2,19 +2,31 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import swaggerUi from '@fastify/swagger-ui';
-import { webhooksSection } from '@telematics/contract';
+import { errors, TYPED_SHAPES, webhooksSection, type ErrorName } from '@telematics/contract';
+
+/** Errors of the connection or of an unknown path, answered before any route is chosen. */
+export const CONNECTION_ERRORS: readonly ErrorName[] = ['malformedHttp', 'requestTimeout', 'headersTooLarge', 'notFound'];
 import { compressResponses } from './compression.js';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  // The shapes routes are documented with (schemas.ts documentedAs), as named components.
+  for (const shape of TYPED_SHAPES) app.addSchema(shape);
   await app.register(swagger, {
+    // Components are named by their $id (ErrorBody, Vehicle, …), not def-0, def-1.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Vehicle Telematics Service',
         version: '0.1.0',
-        description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error.',
+        description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error '
+          + '(each operation lists its own with their stable codes). Before any route, a request may also be answered:\n'
+          + CONNECTION_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n'),
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Relative: wherever this document is served from (each deployment has its own address).
+      servers: [{ url: '/', description: 'The service that serves this document' }],
       // What the service POSTs to webhook endpoints, one schema per event type (D12). The
       // contract builds plain objects (it depends on TypeBox alone), hence the cast.
       webhooks: webhooksSection() as Record<string, OpenAPIV3_1.PathItemObject>,
@@ -22,6 +34,10 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           ingestKey: { type: 'http', scheme: 'bearer', description: 'The ingest key of the OEM named in the path' },
+          webhookSignature: {
+            type: 'apiKey', in: 'header', name: 'webhook-signature',
+            description: 'What the service sends: Standard Webhooks v1, `v1,<base64 HMAC-SHA256 of webhook-id.webhook-timestamp.body>` with the endpoint\'s secret (docs/events.md)',
+          },
         },
       },
       tags: [

@@ -5,7 +5,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { exchangeClientCredentials } from '../auth/exchange-client-credentials.js';
 import { acceptsJson } from './accept-header.js';
 import { addressKey } from '../domain/client-address.js';
-import { errorResponse } from './schemas.js';
+import { errorResponses, noSecurity } from './schemas.js';
 import type { AppDeps } from './app-deps.js';
 import type { RequestLimits } from './rate-limits.js';
 
@@ -27,17 +27,15 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
     app.post('/token', {
       config: { contentType: FORM },
       schema: {
+        operationId: 'createToken',
         summary: 'Exchange client credentials for an access token',
         tags: ['auth'],
+        security: noSecurity,
         consumes: [FORM],
         body: TokenRequest,
         response: {
           200: TokenResponse,
-          400: errorResponse('client id or secret missing'),
-          401: errorResponse('Invalid client credentials.'),
-          406: errorResponse('The Accept header excludes application/json'),
-          415: errorResponse('The body is not form-encoded'),
-          429: errorResponse('Too many requests from this address, or too many failed attempts for this client id (with Retry-After)'),
+          ...errorResponses('tokenFieldsMissing', 'invalidRequest', 'invalidClientCredentials', 'notAcceptable', 'bodyTooLarge', 'unsupportedMediaType', 'rateLimited'),
         },
       },
       onRequest: async (request) => {

@@ -5,7 +5,8 @@ import { VehicleDataRequest, VehicleDataResponse } from '@telematics/contract';
 import { planVehicleData } from '../telemetry/plan-vehicle-data.js';
 import { streamVehicleData } from '../telemetry/stream-vehicle-data.js';
 import { principalOf } from './authenticate-hook.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS } from './schemas.js';
+import { Type } from 'typebox';
 import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
@@ -14,7 +15,9 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     await compressResponses(app);
     app.post('/vehicle-data', {
+      config: { swaggerTransform: documentedAs({ body: Type.Ref('VehicleDataRequest'), response: { 200: Type.Ref('VehicleDataResponse') } }) },
       schema: {
+        operationId: 'queryVehicleData',
         summary: 'Read recorded vehicle data',
         description: 'Records of up to 20 VINs over at most 24 h within the last 7 days, ascending by date_time, holding only the requested datapoints. The body is streamed.',
         tags: ['vehicle data'],
@@ -22,9 +25,8 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
         body: VehicleDataRequest,
         response: {
           200: VehicleDataResponse,
-          400: errorResponse('Malformed body, too many VINs, a date error, or an unknown datapoint'),
-          ...authErrors,
-          404: errorResponse('VIN not found or unauthorized access., Unsupported datapoint for this vehicle., Datapoint not included in your package plan., or No data for the given date range: …'),
+          ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'tooManyVins', 'invalidDate', 'dateInFuture', 'dateOutOfRange', 'startAfterEnd', 'spanTooLong',
+            'unknownDatapoint', 'vinNotFound', 'unsupportedDatapoint', 'datapointNotInPlan', 'noData'),
         },
       },
     }, async (request, reply) => {

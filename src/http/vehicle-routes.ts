@@ -8,7 +8,7 @@ import { isValidVin } from '../domain/vin.js';
 import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../store/vehicles-queries.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { principalOf } from './authenticate-hook.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, errorResponses, PATH_ERRORS } from './schemas.js';
 import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
@@ -30,11 +30,12 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
       await compressResponses(list);
       list.get('/vehicle', {
         schema: {
+          operationId: 'listVehicles',
           summary: "List the company's vehicles",
           description: 'Every vehicle connected to the token\'s company, in any status, ordered by VIN.',
           tags: ['vehicles'],
           security: bearerSecurity,
-          response: { 200: Type.Array(Type.Ref('Vehicle')), ...authErrors },
+          response: { 200: Type.Array(Type.Ref('Vehicle')), ...errorResponses(AUTH_ERRORS) },
         },
       }, async (request) => {
         const { companyId } = principalOf(request);
@@ -45,14 +46,14 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
 
     app.get('/vehicle/:vin', {
       schema: {
+        operationId: 'getVehicle',
         summary: 'Read one vehicle by VIN',
         tags: ['vehicles'],
         security: bearerSecurity,
         params: VehicleParams,
         response: {
           200: Type.Ref('Vehicle'),
-          ...authErrors,
-          404: errorResponse('VIN not found or unauthorized access.'),
+          ...errorResponses(AUTH_ERRORS, PATH_ERRORS, 'vinNotFound'),
         },
       },
     }, async (request) => {

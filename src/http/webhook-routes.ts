@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ACCEPTED_DATE_FORMATS, parseInputDate } from '@telematics/contract';
+import { ACCEPTED_DATE_FORMATS, EVENT_TYPES, parseInputDate } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import {
   attemptLog, createEndpoint, endpointResource, listEndpoints, ownEndpoint, pingEndpoint, recoverEndpoint, removeEndpoint, rotateSecret,
   verifyEndpoint, type WebhookDeps,
 } from '../webhooks/webhook-endpoints.js';
 import { principalOf } from './authenticate-hook.js';
-import { authErrors, bearerSecurity, errorResponse } from './schemas.js';
+import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 import type { FastifyBaseLogger } from 'fastify';
 
 const EndpointParams = Type.Object({ id: Type.String({ description: 'The endpoint id' }) });
@@ -19,8 +19,8 @@ const Endpoint = Type.Object({
   disabled_reason: Type.Union([Type.String({ description: 'gone (the receiver answered 410), failing, operator' }), Type.Null()]),
   created: Type.String(),
 });
-const notFound = { 404: errorResponse('Webhook endpoint not found.') };
-const tooSoon = { 429: errorResponse('Too many requests. Retry after N s. (one verify or test per endpoint every 5 s)') };
+/** What every route about one endpoint may answer. */
+const ONE_ENDPOINT = [...AUTH_ERRORS, ...PATH_ERRORS, 'webhookEndpointNotFound'] as const;
 const SEND_SPACING_MS = 5000;
 
 /**
@@ -54,15 +54,22 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
     const ownEndpointById = async (id: string) => deps.store.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 
     app.post('/webhook-endpoints', {
+      config: {
+        swaggerTransform: documentedAs({
+          body: Type.Object({
+            url: Type.String({ format: 'uri', maxLength: 2048, description: 'https (http only on networks the operator allowed)' }),
+            event_types: Type.Array(Type.Enum([...EVENT_TYPES, '*']), { minItems: 1, description: 'The event types to receive, or ["*"] for all' }),
+          }),
+        }),
+      },
       schema: {
-        summary: 'Register a webhook endpoint',
+        operationId: 'createWebhookEndpoint', summary: 'Register a webhook endpoint',
         description: 'Answers the signing secret (`whsec_…`), shown only here. The endpoint receives nothing until it has answered the signed `webhook.verification` event with 2xx and `{"challenge": "<data.challenge>"}`; the challenge is sent at once. See docs/events.md.',
         tags: ['webhooks'], security: bearerSecurity,
         body: AnyObject('url (https), event_types (a list of event types, or ["*"])'),
         response: {
           201: Type.Object({ ...Endpoint.properties, secret: Type.String({ description: 'whsec_…: verify signatures with it' }) }),
-          400: errorResponse('A url that is not https or points where webhooks may not go, or bad event_types'), ...authErrors,
-          409: errorResponse('An application may have at most N webhook endpoints.'),
+          ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'webhookUrlInvalid', 'webhookUrlRefused', 'webhookEventTypesInvalid', 'tooManyWebhookEndpoints'),
         },
       },
     }, async (request, reply) => {
@@ -72,15 +79,15 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
     });
 
     app.get('/webhook-endpoints', {
-      schema: { summary: "List the application's webhook endpoints", tags: ['webhooks'], security: bearerSecurity, response: { 200: Type.Array(Endpoint), ...authErrors } },
+      schema: { operationId: 'listWebhookEndpoints', summary: "List the application's webhook endpoints", tags: ['webhooks'], security: bearerSecurity, response: { 200: Type.Array(Endpoint), ...errorResponses(AUTH_ERRORS) } },
     }, async (request) => listEndpoints(deps, owner(request)));
 
     app.get('/webhook-endpoints/:id', {
-      schema: { summary: 'Read a webhook endpoint', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 200: Endpoint, ...authErrors, ...notFound } },
+      schema: { operationId: 'getWebhookEndpoint', summary: 'Read a webhook endpoint', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 200: Endpoint, ...errorResponses(ONE_ENDPOINT) } },
     }, async (request) => endpointResource(await ownEndpoint(deps, owner(request), request.params.id)));
 
     app.delete('/webhook-endpoints/:id', {
-      schema: { summary: 'Remove a webhook endpoint', description: 'What it had not received yet is not sent.', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 204: Type.Null({ description: 'Removed' }), ...authErrors, ...notFound } },
+      schema: { operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint', description: 'What it had not received yet is not sent.', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(ONE_ENDPOINT) } },
     }, async (request, reply) => {
       await removeEndpoint(deps, owner(request), request.params.id);
       return reply.code(204).send(null);
@@ -88,12 +95,12 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
 
     app.post('/webhook-endpoints/:id/verify', {
       schema: {
-        summary: 'Send the verification challenge again',
+        operationId: 'verifyWebhookEndpoint', summary: 'Send the verification challenge again',
         description: 'An endpoint that answers it is enabled (also one that was disabled); the answer says how the receiver answered.',
         tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
         response: {
           200: Type.Object({ ...Endpoint.properties, verification: Type.Object({ verified: Type.Boolean(), status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]) }) }),
-          ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint was disabled by the operator: ask them to enable it.'), ...tooSoon,
+          ...errorResponses(ONE_ENDPOINT, 'webhookEndpointDisabledByOperator', 'rateLimited'),
         },
       },
     }, async (request) => {
@@ -105,11 +112,16 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
     });
 
     app.post('/webhook-endpoints/:id/rotate-secret', {
+      config: {
+        swaggerTransform: documentedAs({
+          body: Type.Optional(Type.Object({ previous_secret_expires_in: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800, default: 86_400 })) })),
+        }),
+      },
       schema: {
-        summary: "Rotate the endpoint's signing secret",
+        operationId: 'rotateWebhookEndpointSecret', summary: "Rotate the endpoint's signing secret",
         description: 'Answers the new secret; the previous one also signs for `previous_secret_expires_in` seconds (default 86400, 0 for a leaked secret, at most 604800).',
         tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
-        response: { 200: Type.Object({ id: Type.String(), secret: Type.String(), previous_secret_expires: Type.Union([Type.String(), Type.Null()]) }), 400: errorResponse('previous_secret_expires_in out of range'), ...authErrors, ...notFound },
+        response: { 200: Type.Object({ id: Type.String(), secret: Type.String(), previous_secret_expires: Type.Union([Type.String(), Type.Null()]) }), ...errorResponses(ONE_ENDPOINT, JSON_BODY_ERRORS, 'webhookRotationInvalid') },
       },
     }, async (request) => {
       // The body is optional: none, or an object with previous_secret_expires_in.
@@ -120,12 +132,12 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
 
     app.post('/webhook-endpoints/:id/test', {
       schema: {
-        summary: 'Send a signed webhook.ping now',
+        operationId: 'testWebhookEndpoint', summary: 'Send a signed webhook.ping now',
         description: "Answers the receiver's status code (or the error class) and the time it took; never its body.",
         tags: ['webhooks'], security: bearerSecurity, params: EndpointParams,
         response: {
           200: Type.Object({ event_id: Type.String(), status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), duration_ms: Type.Integer() }),
-          ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint is not enabled: verify it first.'), ...tooSoon,
+          ...errorResponses(ONE_ENDPOINT, 'webhookEndpointNotEnabled', 'rateLimited'),
         },
       },
     }, async (request) => {
@@ -136,11 +148,12 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
     });
 
     app.post('/webhook-endpoints/:id/recover', {
+      config: { swaggerTransform: documentedAs({ body: Type.Object({ since: Type.String({ description: ACCEPTED_DATE_FORMATS }) }) }) },
       schema: {
-        summary: 'Send again what the endpoint missed since an instant',
+        operationId: 'recoverWebhookEndpoint', summary: 'Send again what the endpoint missed since an instant',
         description: 'Queues, oldest first, every event since `since` the endpoint may see and has not received (failed, or never sent while it was disabled).',
         tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, body: AnyObject(`since: ${ACCEPTED_DATE_FORMATS}`),
-        response: { 202: Type.Object({ queued: Type.Integer() }), 400: errorResponse('since missing, malformed or out of the event retention'), ...authErrors, ...notFound, 409: errorResponse('The webhook endpoint is not enabled: verify it first.') },
+        response: { 202: Type.Object({ queued: Type.Integer() }), ...errorResponses(ONE_ENDPOINT, JSON_BODY_ERRORS, 'webhookSinceInvalid', 'webhookEndpointNotEnabled') },
       },
     }, async (request, reply) => {
       const since = typeof request.body['since'] === 'string' ? parseInputDate(request.body['since']) : undefined;
@@ -151,7 +164,7 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
 
     app.get('/webhook-endpoints/:id/attempts', {
       schema: {
-        summary: "The endpoint's attempt log, newest first",
+        operationId: 'listWebhookAttempts', summary: "The endpoint's attempt log, newest first",
         description: 'Each attempt: event, trigger (auto, test, verification), time, duration, status code or error class. Receivers\' bodies are never kept.',
         tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, querystring: Type.Object({ limit: Type.Optional(Type.String({ description: '1 to 500, default 100' })) }),
         response: {
@@ -159,7 +172,7 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
             event_id: Type.String(), event_type: Type.String(), trigger: Type.String(), attempted: Type.String(), duration_ms: Type.Integer(),
             status_code: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]),
           })),
-          400: errorResponse('limit must be an integer from 1 to 500.'), ...authErrors, ...notFound,
+          ...errorResponses(ONE_ENDPOINT, 'eventLimitInvalid', 'invalidRequest'),
         },
       },
     }, async (request) => attemptLog(deps, owner(request), request.params.id, request.query.limit));

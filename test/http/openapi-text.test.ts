@@ -27,6 +27,6 @@ describe('the OpenAPI document as /docs shows it', () => {
     expect(texts.length).toBeGreaterThan(50);
     const tagLike = texts.filter((t) => /<[a-z/!][^>]*>/i.test(t.replace(/`[^`]*`/g, '')));
     expect(tagLike).toEqual([]);
-    expect(doc.info.description).toContain('Every error body is `{"detail": "…"}`, with the exact text of the error.');
+    expect(doc.info.description).toContain('Every error body is `{"detail": "…"}`, with the exact text of the error');
   });
 });

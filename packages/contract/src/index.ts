@@ -27,3 +27,8 @@ export {
   type EventType, type ServiceEvent,
 } from './schemas/events.js';
 export { EVENT_DATA_SCHEMAS, eventSchema, webhooksSection } from './schemas/event-types.js';
+export {
+  CommandConfirmationShape, CommandCreatedShape, CommandPendingShape, CommandResultShape, CommandStartFailedShape, CommandStatusShape, TripRecordShape,
+  TYPED_SHAPES, VehicleCommandHeadersShape, VehicleCommandRequestShape, VehicleDataRecordShape, VehicleDataRequestShape, VehicleDataResponseShape, VehicleTripsRequestShape,
+  VehicleTripsResponseShape,
+} from './schemas/typed-shapes.js';

@@ -85,6 +85,8 @@ export function webhooksSection(): Record<string, unknown> {
   return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
     post: {
       summary: type,
+      operationId: `${type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase())}Webhook`,
+      security: [{ webhookSignature: [] }],
       description: `${WHEN[type]} Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.`,
       tags: ['webhooks'],
       requestBody: { required: true, content: { 'application/json': { schema: eventSchema(type) } } },

@@ -25,7 +25,8 @@ export interface ServiceEvent<T extends EventType = EventType, D = Record<string
 
 export const EventEnvelope = Type.Object({
   id: Type.String({ description: 'Unique per event and the same on every delivery (the webhook-id): deduplicate by it' }),
-  type: Type.String({ description: EVENT_TYPES.join(', ') }),
+  // A string with an enum, not a union of literals: the serializer writes it as the string it is.
+  type: Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES] }),
   timestamp: Type.String({ description: 'When it happened, YYYY-MM-DDTHH:MM:SS-03:00' }),
   data: Type.Object({}, { additionalProperties: true, description: 'Per type: see docs/events.md' }),
 });

@@ -1,8 +1,10 @@
 /** POST /vehicle-command and GET /vehicle-command/{command_id} (interface, D4, D5). */
 import { Type, type Static } from 'typebox';
 
+export const SIGNATURE_HEADER_TEXT = 'hex HMAC-SHA256 of {"command":…,"vin":…} with the sign-secret';
+
 export const VehicleCommandHeaders = Type.Object({
-  'x-signature': Type.Optional(Type.String({ description: 'hex HMAC-SHA256 of {"command":…,"vin":…} with the sign-secret' })),
+  'x-signature': Type.Optional(Type.String({ description: SIGNATURE_HEADER_TEXT })),
   'idempotency-key': Type.Optional(Type.String({ description: 'Optional, 1–255 printable ASCII characters: a retry with the same key and request gets the first response (header Idempotent-Replayed: true) and sends nothing new to the automaker; kept 24 h per application' })),
 });
 export type VehicleCommandHeaders = Static<typeof VehicleCommandHeaders>;
