@@ -11,6 +11,7 @@ import { registerPlanCommands } from './admin/plan-commands.js';
 import { registerVehicleCommands } from './admin/vehicle-commands.js';
 import { registerKeys } from './keys-command.js';
 import { registerMigrate } from './migrate-command.js';
+import { registerOpenApi } from './openapi-command.js';
 import { registerOemSim } from './oem-sim-command.js';
 import { registerTrips } from './trips-command.js';
 import { errorLine, UsageError } from './output.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerKeys(program);
   registerOemSim(program);
   registerTrips(program);
+  registerOpenApi(program);
   const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
   registerApply(admin);
   registerCompanyCommands(admin);
