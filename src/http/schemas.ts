@@ -7,7 +7,7 @@ import { errors, type ErrorEntry, type ErrorName } from '@telematics/contract';
 import { Type, type TSchema } from 'typebox';
 
 /** Error answers refer to the contract's ErrorBody, registered once per app under its $id, described per status. */
-export const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
+const errorResponse = (description: string) => ({ ...Type.Ref('ErrorBody'), description });
 
 export const bearerSecurity = [{ bearerAuth: [] }];
 /** Said outright on routes anyone may call, so the document never leaves it to be guessed. */
