@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import swaggerUi from '@fastify/swagger-ui';
 import { errors, TYPED_SHAPES, webhooksSection, type ErrorName } from '@telematics/contract';
@@ -9,11 +9,29 @@ export const CONNECTION_ERRORS: readonly ErrorName[] = ['malformedHttp', 'reques
 import { compressResponses } from './compression.js';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it. */
+/** Operations whose body may be left out: @fastify/swagger marks every body required. */
+const OPTIONAL_BODIES: ReadonlySet<string> = new Set(['rotateWebhookEndpointSecret']);
+
+const markOptionalBodies: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject;
+  const { openapiObject } = document;
+  for (const item of Object.values(openapiObject.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      const op = operation as OpenAPIV3_1.OperationObject;
+      if (typeof op === 'object' && op.operationId !== undefined && OPTIONAL_BODIES.has(op.operationId) && op.requestBody !== undefined) {
+        (op.requestBody as OpenAPIV3_1.RequestBodyObject).required = false;
+      }
+    }
+  }
+  return openapiObject;
+};
+
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // The shapes routes are documented with (schemas.ts documentedAs), as named components.
   for (const shape of TYPED_SHAPES) app.addSchema(shape);
   await app.register(swagger, {
     // Components are named by their $id (ErrorBody, Vehicle, …), not def-0, def-1.
+    transformObject: markOptionalBodies,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',

@@ -69,8 +69,9 @@ const DIAGNOSTICS_TEXTS = [
 ] as const;
 
 export const CommandResultShape = Type.Object({
-  ...Object.fromEntries(DIAGNOSTICS_NUMBERS.map((name) => [name, Type.Optional(Type.Number())])),
-  ...Object.fromEntries(DIAGNOSTICS_TEXTS.map((name) => [name, Type.Optional(Type.String())])),
+  // null: the vehicle does not report it (an electric car has no fuel_amount).
+  ...Object.fromEntries(DIAGNOSTICS_NUMBERS.map((name) => [name, Type.Optional(Type.Union([Type.Number(), Type.Null()]))])),
+  ...Object.fromEntries(DIAGNOSTICS_TEXTS.map((name) => [name, Type.Optional(Type.Union([Type.String(), Type.Null()]))])),
   date_time: Type.Optional(Type.String({ description: `When the vehicle ran it, ${LOCAL_TIME}` })),
 }, { $id: 'CommandResult', additionalProperties: true, description: 'What the vehicle answered: a diagnostics result has the fields listed; other commands may answer {}' });
 

@@ -1,0 +1,9 @@
+/** The service reads dates as text at -03:00 unless they carry an offset; a Date is written so. */
+const SERVICE_OFFSET_MS = -3 * 3_600_000;
+
+/** `YYYY-MM-DDTHH:MM:SS-03:00` for a Date (whole seconds, as the service's formats are); text unchanged. */
+export function dateText(value: string | Date): string {
+  if (typeof value === 'string') return value;
+  if (Number.isNaN(value.getTime())) throw new RangeError('an invalid Date cannot be sent');
+  return `${new Date(value.getTime() + SERVICE_OFFSET_MS).toISOString().slice(0, 19)}-03:00`;
+}

@@ -1,0 +1,45 @@
+/**
+ * The bearer token every call carries: fetched from POST /token with the client credentials,
+ * cached, and fetched again shortly before it expires. Concurrent callers share one fetch, so a
+ * burst of calls on a cold or expiring cache makes one /token request, not one each.
+ */
+
+export interface IssuedToken {
+  readonly token: string;
+  /** Lifetime in seconds, as POST /token answers. */
+  readonly expiration: number;
+}
+
+/** Refresh this long before expiry (Fern's generated clients use 2 min); half the lifetime for short tokens. */
+const REFRESH_MARGIN_MS = 120_000;
+
+export class TokenSource {
+  #current: { readonly token: string; readonly refreshAt: number } | undefined;
+  #pending: Promise<string> | undefined;
+
+  constructor(
+    private readonly issue: () => Promise<IssuedToken>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A token valid for a while yet. */
+  get(): Promise<string> {
+    const current = this.#current;
+    if (current !== undefined && this.now() < current.refreshAt) return Promise.resolve(current.token);
+    this.#pending ??= this.#fetch().finally(() => { this.#pending = undefined; });
+    return this.#pending;
+  }
+
+  /** Forget `token` after the service refused it (revoked, keys rotated): the next get() fetches anew. */
+  invalidate(token: string): void {
+    if (this.#current?.token === token) this.#current = undefined;
+  }
+
+  async #fetch(): Promise<string> {
+    const startedAt = this.now();
+    const { token, expiration } = await this.issue();
+    const lifetimeMs = Math.max(0, expiration * 1000);
+    this.#current = { token, refreshAt: startedAt + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2) };
+    return token;
+  }
+}

@@ -1,0 +1,32 @@
+import { dateText } from './dates.js';
+import type { Transport } from './transport.js';
+import type { DatapointName, DateInput, RequestOptions, VehicleDataRow } from './types.js';
+
+export interface VehicleDataQuery<D extends DatapointName> {
+  /** Up to 20 VINs. */
+  readonly vins: readonly string[];
+  /** The fields every record holds, and only those. */
+  readonly datapoints: readonly D[];
+  /** Within the last 7 days; without dates, the last 24 hours. */
+  readonly start_date?: DateInput;
+  /** At most now, at most 24 h after start_date. */
+  readonly end_date?: DateInput;
+}
+
+/** POST /vehicle-data: recorded telemetry, typed by the datapoints asked for. */
+export class VehicleData {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * Records per VIN, oldest first. A window without records is a NotFoundError (`TLM_NO_DATA`),
+   * as the service answers it.
+   */
+  async query<const D extends DatapointName>(query: VehicleDataQuery<D>, options: RequestOptions = {}): Promise<Record<string, VehicleDataRow<D>[]>> {
+    const body = {
+      vins: query.vins, datapoints: query.datapoints,
+      ...(query.start_date === undefined ? {} : { start_date: dateText(query.start_date) }),
+      ...(query.end_date === undefined ? {} : { end_date: dateText(query.end_date) }),
+    };
+    return (await this.transport.json<Record<string, VehicleDataRow<D>[]>>({ method: 'POST', path: '/vehicle-data', json: body, retry: 'read', ...options })).data;
+  }
+}
