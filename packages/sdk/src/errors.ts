@@ -109,6 +109,7 @@ function matcherOf(entry: (typeof ERRORS)[number]): Matcher {
 
 /** The catalogue code of an answer's detail text under its status. */
 export function errorCodeOf(status: number, detail: string): ErrorCode | undefined {
-  matchers ??= ERRORS.map(matcherOf);
+  // Exact texts first: a template such as 'Invalid {field}: use {formats}.' also fits some exact texts.
+  matchers ??= [...ERRORS.filter((e) => !e.text.includes('{')), ...ERRORS.filter((e) => e.text.includes('{'))].map(matcherOf);
   return matchers.find((m) => m.status === status && m.test(detail))?.code;
 }
