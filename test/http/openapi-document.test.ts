@@ -1,9 +1,12 @@
 /**
  * The OpenAPI document as clients use it: the committed openapi/openapi.json is what the routes
  * say (stale: run `npm run openapi:export`), it passes a linter, names and types everything a
- * generator needs, lists every error of the catalogue, and openapi-typescript turns it into types.
+ * generator needs, lists every error of the catalogue, and openapi-typescript turns it into types
+ * (the SDK's committed ones: packages/sdk/src/generated).
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -12,6 +15,8 @@ import { openApiDocumentText } from '../../src/cli/openapi-command.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const COMMITTED = new URL('../../openapi/openapi.json', import.meta.url);
+const GENERATOR = new URL('../../packages/sdk/scripts/generate.mjs', import.meta.url).pathname;
+const run = promisify(execFile);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 interface Operation {
@@ -114,6 +119,11 @@ describe('the OpenAPI document', () => {
     expect(types).toContain('CommandCreated: components["schemas"]["CommandConfirmation"] | components["schemas"]["CommandPending"];');
     expect(types).toMatch(/createVehicleCommand: \{/);
     expect(types).toMatch(/"x-signature": string;/);
+  });
+
+  it("when the SDK's generated files are rebuilt from it and the contract, then they are the committed ones (else: npm run openapi:export)", async () => {
+    const check = await run(process.execPath, [GENERATOR, '--check']).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    expect(check, check.stderr).toEqual({ code: 0, stderr: '' });
   });
 });
 

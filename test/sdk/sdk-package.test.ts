@@ -1,0 +1,95 @@
+/**
+ * The SDK as a user gets it: `npm pack`, installed into an empty folder, running the README's
+ * quick start there against `npm start`'s demo (a real `telematics serve --demo` process), and
+ * every script of examples/ against the same demo.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/service-process.js';
+
+const run = promisify(execFile);
+const ROOT = new URL('../..', import.meta.url).pathname;
+const EXAMPLES = join(ROOT, 'examples');
+
+/** The README's block marked ```js quick-start. */
+export function quickStartOf(readme: string): string {
+  const match = /```js quick-start\n([\s\S]*?)```/.exec(readme);
+  if (match === null) throw new Error('packages/sdk/README.md has no ```js quick-start block');
+  return match[1]!;
+}
+
+describe('@telematics/sdk as a package, against the demo', () => {
+  let folder: string;
+  let service: ChildProcess | undefined;
+  let output = '';
+  let demoEnv: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'telematics-sdk-'));
+    mkdirSync(join(folder, 'demo'));
+    // `npm start` with free ports, plain-HTTP webhooks to loopback (the receiver example), and a
+    // shorter history so it is ready sooner.
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0',
+      TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', TELEMATICS_SIM_BACKFILL: '3h',
+    };
+    service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: join(folder, 'demo'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    service.stdout!.on('data', (chunk) => { output += String(chunk); });
+    service.stderr!.on('data', (chunk) => { output += String(chunk); });
+    const envFile = join(folder, 'demo', 'data', 'demo.env');
+    const deadline = Date.now() + 90_000;
+    while (!output.includes('simulated fleet backfill: ') || !existsSync(envFile)) {
+      if (service.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const values = readFileSync(envFile, 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]);
+    demoEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.fromEntries(values) };
+  }, 120_000);
+
+  afterAll(async () => {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((r) => service!.once('exit', r));
+      service.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('when packed, then the tarball holds the built code, types and README and no runtime dependency; installed in an empty folder, the README quick start runs', async () => {
+    const packed = JSON.parse((await run('npm', ['pack', '--workspace=@telematics/sdk', '--pack-destination', folder, '--json'], { cwd: ROOT })).stdout) as {
+      filename: string; size: number; unpackedSize: number; files: { path: string }[];
+    }[];
+    const [info] = packed;
+    const paths = info!.files.map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/api.d.ts']));
+    expect(paths.filter((p) => !p.startsWith('dist/') && !['package.json', 'README.md'].includes(p))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'packages/sdk/package.json'), 'utf8')) as { dependencies?: object };
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual([]);
+
+    const project = join(folder, 'try-telematics');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-telematics', private: true, type: 'module' }));
+    await run('npm', ['install', join(folder, info!.filename), '--offline', '--no-audit', '--no-fund'], { cwd: project });
+    expect(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@telematics']);
+    writeFileSync(join(project, 'quick-start.mjs'), quickStartOf(readFileSync(join(ROOT, 'packages/sdk/README.md'), 'utf8')));
+    const { stdout } = await run(process.execPath, ['quick-start.mjs'], { cwd: project, env: demoEnv, timeout: 150_000 });
+    expect(stdout).toMatch(/^9BWZZZ377VT004251 {2}/m);
+    expect(stdout).toMatch(/^\d+ records; at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: /m);
+    expect(stdout).toMatch(/^diagnostics Success: /m);
+  }, 180_000);
+
+  it.each(readdirSync(EXAMPLES).filter((name) => name.endsWith('.mjs')))('when examples/%s runs against the demo, then it ends well', async (name) => {
+    const args = { 'ignition-with-confirmation.mjs': ['--yes'], 'follow-events.mjs': ['--for', '3'] }[name] ?? [];
+    const { stdout } = await run(process.execPath, [join(EXAMPLES, name), ...args], { cwd: ROOT, env: demoEnv, timeout: 150_000 });
+    const expected: Record<string, RegExp> = {
+      'ignition-with-confirmation.mjs': /^immobilized: .*$[\s\S]*^enable_ignition: Success$|^refused: Commands blocked\.$/m,
+      'follow-events.mjs': /^resume later with after = \S+$/m,
+      'webhook-receiver.mjs': /^command \S+ ended Success$/m,
+    };
+    expect(stdout).toMatch(expected[name] ?? /[\s\S]/);
+  }, 180_000);
+});
