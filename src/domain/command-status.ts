@@ -1,6 +1,8 @@
 /**
  * Command states and the texts a command can end with (interface "Command status", "Errors").
  */
+import { errors } from '@telematics/contract';
+
 export const COMMAND_STATUSES = Object.freeze(['Confirmation', 'Pending', 'Success', 'Error'] as const);
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
@@ -26,5 +28,5 @@ export function commandErrorText(reason: unknown): string {
 }
 
 /** D6: failures while starting a command with the automaker; the creation answers 502. */
-export const OEM_SEND_FAILED = 'Failed to send command to the OEM.';
-export const OEM_INITIATE_FAILED = 'Failed to initiate command with the OEM or retrieve status URL.';
+export const OEM_SEND_FAILED = errors.oemSendFailed.text;
+export const OEM_INITIATE_FAILED = errors.oemInitiateFailed.text;

@@ -14,6 +14,10 @@ import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ER
 import { Type } from 'typebox';
 import type { RequestLimits } from './rate-limits.js';
 
+/** The 502 answer is a command, not an error body; its `detail` is one of these. */
+const commandStartFailures = 'The automaker could not start the command; the command is kept with status Error and `detail`:\n'
+  + [errors.oemSendFailed, errors.oemInitiateFailed].map((e) => `- \`${e.code}\`: \`${e.text}\``).join('\n');
+
 /** POST /vehicle-command and GET /vehicle-command/{command_id}; behind the authentication hook. */
 export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: RequestLimits): FastifyPluginAsync {
   return async (parent) => {
@@ -24,7 +28,7 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
       config: {
         swaggerTransform: documentedAs({
           body: Type.Ref('VehicleCommandRequest'), headers: VehicleCommandHeadersShape,
-          response: { 200: Type.Ref('CommandCreated'), 502: Type.Ref('CommandStartFailed') },
+          response: { 200: Type.Ref('CommandCreated'), 502: Type.Ref('CommandStartFailed', { description: commandStartFailures }) },
         }),
       },
       schema: {

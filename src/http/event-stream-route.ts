@@ -5,6 +5,7 @@ import { EventStreamQuery } from '@telematics/contract';
 import { decodeJwt } from 'jose';
 import { bearerToken } from '../auth/authenticate-bearer.js';
 import { errors, ServiceError } from '../domain/errors.js';
+import { encodeEventCursor } from '../domain/event-cursor.js';
 import { EventStreamHub, type StreamedEvent } from '../events/event-stream-hub.js';
 import { feedStart, parseCursor, parseFeedSelection } from '../events/read-event-feed.js';
 import { lastEventPosition } from '../store/events-queries.js';
@@ -43,7 +44,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       schema: {
         operationId: 'streamEvents',
         summary: 'Follow the events the application may see, live (Server-Sent Events)',
-        description: 'text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it. '
+        description: 'text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it; the first frame\'s `id:` is where the stream starts. '
           + `Resumes after Last-Event-ID (or \`after\`), else from now; a comment line every ${settings.keepAliveMs / 1000} s; `
           + `the stream ends after ${settings.maxDurationMs / 60_000} min (reconnect with Last-Event-ID). See docs/events.md.`,
         tags: ['events'],
@@ -73,7 +74,8 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         // nginx buffers responses unless told not to.
         'x-accel-buffering': 'no',
       });
-      res.write(`retry: ${RETRY_MS}\n: open\n\n`);
+      // The start as the first id: a client cut before any event arrives resumes from here, not from "now".
+      res.write(`retry: ${RETRY_MS}\nid: ${encodeEventCursor(position)}\n: open\n\n`);
       request.log.info({ route: '/events/stream', applicationId }, 'event stream opened');
 
       let ended = false;

@@ -67,7 +67,10 @@ describe.each(DATABASE_KINDS)('GET /events/stream on %s', (kind) => {
     expect(ids(frames)).toEqual(visible.map((e) => e.id));
     expect(frames.map((f) => f.event)).toEqual(['vehicle.offline', 'vehicle.online']);
     expect(JSON.parse(frames[0]!.data!)).toEqual({ id: visible[0]!.id, type: 'vehicle.offline', timestamp: expect.stringMatching(/-03:00$/), data: visible[0]!.data });
-    expect(stream.frames[0]).toMatchObject({ retry: '5000' });
+    // The first frame's id is where the stream started: a client cut before any event resumes there.
+    expect(stream.frames[0]).toMatchObject({ retry: '5000', id: expect.stringMatching(/^ev1\./) });
+    const resumed = await svc.request('GET', `/events?after=${stream.frames[0]!.id}`, { headers: dispatch });
+    expect(resumed.body.data.map((e: any) => e.id)).toEqual(visible.map((e) => e.id));
     // The same events, read from the feed after the stream's first cursor, are what followed it there.
     const feed = await svc.request('GET', `/events?after=${frames[0]!.id}`, { headers: dispatch });
     expect(feed.body.data.map((e: any) => e.id)).toEqual([visible[1]!.id]);

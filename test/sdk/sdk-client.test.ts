@@ -187,6 +187,15 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     const refused = await nobody.vehicles.list().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ConnectionError);
     expect((refused as ConnectionError).status).toBeUndefined();
+    // Aborted while waiting to retry: at once, and no further attempt.
+    const tries: number[] = [];
+    const patient = new TelematicsClient({ baseUrl: `http://127.0.0.1:${port}`, tokenProvider: () => 't', maxRetries: 5, fetch: (url, init) => { tries.push(1); return fetch(url, init); } });
+    const t0 = Date.now();
+    const abortedInBackoff = await patient.vehicles.list({ signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
+    expect((abortedInBackoff as Error).name).toBe('TimeoutError');
+    expect(abortedInBackoff).not.toBeInstanceOf(TelematicsError);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(tries).toHaveLength(1);
 
     const silent = createServer(() => {}); // accepts, never answers
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
@@ -219,6 +228,34 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     expect(rows.filter((r) => r.id === handle.id)).toHaveLength(1);
     expect(cloud.received.slice(before).filter((r) => r.vin === VIN)).toHaveLength(1);
     expect(cloud.received.at(-1)!.id).toBe(handle.id);
+  });
+
+  it('when the first request with a key is still running, then a second one with the key waits for it (409 in flight) and gets its answer', async () => {
+    const watched: Seen[] = [];
+    const watching = clientFor({ fetch: recordingFetch(watched) });
+    cloud.faults.initiateDelayMs = 1500;
+    try {
+      const [a, b] = await Promise.all([
+        watching.commands.create({ vin: VIN, command: 'diagnostics' }, { idempotencyKey: 'sdk-in-flight' }),
+        new Promise((r) => setTimeout(r, 200)).then(() => watching.commands.create({ vin: VIN, command: 'diagnostics' }, { idempotencyKey: 'sdk-in-flight' })),
+      ]);
+      expect(b).toEqual(a);
+      const statuses = watched.filter((s) => s.path === '/vehicle-command').map((s) => s.status);
+      expect(statuses.filter((s) => s === 409).length).toBeGreaterThanOrEqual(1);
+      expect(watched.filter((s) => s.path === '/vehicle-command' && s.replayed)).toHaveLength(1);
+      expect(cloud.received.filter((r) => r.id === a.id)).toHaveLength(1);
+    } finally {
+      cloud.faults.initiateDelayMs = 0;
+    }
+  });
+
+  it('when the answer to a request that is not safe to repeat is lost, then it is sent once and the caller is told', async () => {
+    const lossy: Seen[] = [];
+    const flaky = clientFor({ fetch: recordingFetch(lossy, (method, path) => method === 'POST' && path === '/webhook-endpoints') });
+    const lost = await flaky.webhookEndpoints.create({ url: 'http://127.0.0.1:9/never', event_types: ['*'] }).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(ConnectionError);
+    expect(lossy.filter((s) => s.path === '/webhook-endpoints')).toHaveLength(1);
+    for (const endpoint of await client.webhookEndpoints.list()) await client.webhookEndpoints.delete(endpoint.id);
   });
 
   it('when a command is sent and the vehicle answers, then wait() ends in Success with the result', async () => {
@@ -288,6 +325,8 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
       expect(failed).toBeInstanceOf(ServerError);
       const { command, status, detail } = failed as CommandStartError;
       expect({ status, detail, command: command.status }).toEqual({ status: 502, detail: 'Failed to send command to the OEM.', command: 'Error' });
+      expect((failed as CommandStartError).code).toBe('TLM_OEM_SEND_FAILED');
+      expect((failed as CommandStartError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
       const reports = new TelematicsClient({ baseUrl: svc.url, clientId: 'alpha-reports', clientSecret: SECRETS.alphaReports.client });
       const denied = await reports.commands.retrieve(command.id).catch((e: unknown) => e);
       expect(denied).toBeInstanceOf(PermissionError);
@@ -315,21 +354,33 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
   it('when the stream is cut, then it reconnects with Last-Event-ID and nothing is lost or repeated', async () => {
     const port = Number(new URL(svc.url).port);
     const proxy = new TcpProxy('127.0.0.1', port);
-    const proxied = clientFor({ baseUrl: `http://127.0.0.1:${await proxy.listen()}` });
+    const streamed: { headers: Record<string, string> }[] = [];
+    const proxied = clientFor({
+      baseUrl: `http://127.0.0.1:${await proxy.listen()}`,
+      fetch: (url, init) => { if (url.includes('/events/stream')) streamed.push({ headers: init.headers as Record<string, string> }); return fetch(url, init); },
+    });
     const controller = new AbortController();
-    const stream = proxied.events.stream({ types: ['command.succeeded'], after: (await client.events.page({ limit: 500 })).next_cursor, signal: controller.signal });
+    // No `after`: the stream's first frame says where it starts, so a cut before any event loses nothing either.
+    const stream = proxied.events.stream({ types: ['command.succeeded'], signal: controller.signal, reconnectDelayMs: 50 });
     const received: TelematicsEvent[] = [];
     const reading = (async () => { for await (const event of stream) received.push(event); })();
+    for (let i = 0; i < 100 && stream.lastEventId === undefined; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(stream.lastEventId).toMatch(/^ev1\./);
     const until = async (n: number) => { for (let i = 0; i < 500 && received.length < n; i += 1) await new Promise((r) => setTimeout(r, 20)); };
     try {
+      // Cut before any event arrived, then after one.
+      await proxy.cut();
       const first = await runCommand();
+      await proxy.restore();
       await until(1);
-      expect(stream.lastEventId).toMatch(/\S/);
       await proxy.cut();
       const second = await runCommand(); // while the stream is down
       await proxy.restore();
       await until(2);
+      await new Promise((r) => setTimeout(r, 300));
       expect(received.map((e) => (e as TelematicsEvent<'command.succeeded'>).data.id)).toEqual([first, second]);
+      expect(streamed.length).toBeGreaterThanOrEqual(2);
+      expect(streamed.at(-1)!.headers['last-event-id']).toMatch(/^ev1\./);
     } finally {
       controller.abort();
       await reading;

@@ -61,6 +61,18 @@ describe('webhook verification (Standard Webhooks v1)', () => {
     expect(await webhooks.verifySignature(vector.body, both, other, { now })).toBe(vector.body);
     expect(await webhooks.verifySignature(vector.body, vectorHeaders, [other, vector.secret], { now })).toBe(vector.body);
     await expect(webhooks.verifySignature(vector.body, { ...vectorHeaders, 'webhook-signature': 'v2,abc' }, vector.secret, { now })).rejects.toThrow(WebhookVerificationError);
+    // The header sent twice reaches a Node server joined with ", ".
+    expect(await webhooks.verifySignature(vector.body, { ...vectorHeaders, 'webhook-signature': `${second}, ${vector.signature}` }, vector.secret, { now })).toBe(vector.body);
+  });
+
+  it('when the secret or the options are unusable, then it says so instead of verifying with them', async () => {
+    const now = vector.timestamp * 1000;
+    for (const secret of ['whsec_', 'whsec_c2hvcnQ=', 'whsec_not base64!', `whsec_${btoa('fifteen bytes!!')}`]) {
+      await expect(webhooks.verifySignature(vector.body, vectorHeaders, secret, { now }), secret).rejects.toThrow(TypeError);
+    }
+    for (const toleranceSeconds of [Number.NaN, -1]) {
+      await expect(webhooks.verifySignature(vector.body, vectorHeaders, vector.secret, { now, toleranceSeconds })).rejects.toThrow(TypeError);
+    }
   });
 
   it('when the standardwebhooks package signs, then the SDK verifies; when the SDK signs, then the package verifies', async () => {
@@ -132,6 +144,21 @@ describe('token cache', () => {
     await Promise.resolve();
     release();
     expect(await again).toBe('t3');
+  });
+
+  it('when refreshing early fails, then the token in hand serves until it expires', async () => {
+    let now = 0;
+    let fail = false;
+    const source = new TokenSource(async () => {
+      if (fail) throw new Error('token endpoint down');
+      return { token: 'first', expiration: 3600 };
+    }, () => now);
+    expect(await source.get()).toBe('first');
+    fail = true;
+    now = 3600_000 - 60_000; // inside the refresh margin, not expired
+    expect(await source.get()).toBe('first');
+    now = 3600_000; // expired: the failure is the caller's now
+    await expect(source.get()).rejects.toThrow('token endpoint down');
   });
 
   it('when a fetch fails, then the callers see the error and the next call tries again', async () => {

@@ -53,6 +53,9 @@ export const errors = Object.freeze({
   idempotencyKeyInvalid: entry('TLM_IDEMPOTENCY_KEY_INVALID', 400, 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
   idempotencyKeyInFlight: entry('TLM_IDEMPOTENCY_KEY_IN_FLIGHT', 409, 'A request with this Idempotency-Key is still being processed.'),
   idempotencyKeyReused: entry('TLM_IDEMPOTENCY_KEY_REUSED', 422, 'Idempotency-Key already used with a different request.'),
+  // Not error bodies: the `detail` of a creation answered 502 with status Error (D6), which holds the command.
+  oemSendFailed: entry('TLM_OEM_SEND_FAILED', 502, 'Failed to send command to the OEM.'),
+  oemInitiateFailed: entry('TLM_OEM_INITIATE_FAILED', 502, 'Failed to initiate command with the OEM or retrieve status URL.'),
 
   // GET /vehicle-command/{command_id} (interface)
   commandIdMissing: entry('TLM_COMMAND_ID_MISSING', 400, 'Invalid command ID. Command ID must be a string. At least one command ID is required.'),

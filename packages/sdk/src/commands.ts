@@ -4,7 +4,7 @@
  * Creation is retried only with an Idempotency-Key, so a lost answer never runs a command twice.
  */
 import { sleep } from './abort.js';
-import { ConfirmationDeclinedError, TimeoutError } from './errors.js';
+import { ConfirmationDeclinedError, TelematicsError, TimeoutError } from './errors.js';
 import { CONFIRMED_COMMANDS } from './generated/catalogue.js';
 import type { CommandSigner } from './signing.js';
 import type { Transport } from './transport.js';
@@ -39,6 +39,9 @@ export interface WaitOptions {
 }
 
 const MAX_INTERVAL_MS = 5000;
+/** The service's limit on an Idempotency-Key, and what send() adds to it for the second step. */
+const MAX_KEY_LENGTH = 255;
+const CONFIRM_SUFFIX = ':confirm';
 
 /** A command the automaker is running. */
 export class CommandHandle {
@@ -47,6 +50,8 @@ export class CommandHandle {
   readonly command: string;
   /** When the service registered it, YYYY-MM-DD HH:MM:SS at -03:00. */
   readonly created: string;
+
+  /** @internal */
 
   constructor(private readonly commands: Commands, pending: CommandPending) {
     this.id = pending.id;
@@ -66,6 +71,7 @@ export class CommandHandle {
 }
 
 export class Commands {
+  /** @internal */
   constructor(private readonly transport: Transport, private readonly signer: CommandSigner | undefined) {}
 
   /**
@@ -78,13 +84,20 @@ export class Commands {
       throw new TypeError(`${command} needs the user's confirmation: pass { confirm } to commands.send`);
     }
     const key = options.idempotencyKey ?? crypto.randomUUID();
-    const first = await this.create({ vin, command }, { ...rest, idempotencyKey: key });
-    if (first.status === 'Pending') return new CommandHandle(this, first);
-    if (confirm === undefined || !(await confirm(first))) throw new ConfirmationDeclinedError(first);
-    // Derived from the first key, so repeating send() with the same key replays both steps.
-    const second = await this.create({ vin, command, code: first.code }, { ...rest, idempotencyKey: `${key}:confirm` });
-    if (second.status !== 'Pending') throw new TypeError(`the confirmation of ${command} was answered ${second.status}`);
-    return new CommandHandle(this, second);
+    if (key.length > MAX_KEY_LENGTH - CONFIRM_SUFFIX.length) throw new TypeError(`idempotencyKey: at most ${MAX_KEY_LENGTH - CONFIRM_SUFFIX.length} characters for send()`);
+    try {
+      const first = await this.create({ vin, command }, { ...rest, idempotencyKey: key });
+      if (first.status === 'Pending') return new CommandHandle(this, first);
+      if (confirm === undefined || !(await confirm(first))) throw new ConfirmationDeclinedError(first);
+      // Derived from the first key, so repeating send() with the same key replays both steps.
+      const second = await this.create({ vin, command, code: first.code }, { ...rest, idempotencyKey: key + CONFIRM_SUFFIX });
+      if (second.status !== 'Pending') throw new TypeError(`the confirmation of ${command} was answered ${second.status}`);
+      return new CommandHandle(this, second);
+    } catch (error) {
+      // The key to repeat this send() with (not the second step's derived one).
+      if (error instanceof TelematicsError) error.idempotencyKey = key;
+      throw error;
+    }
   }
 
   /** One POST /vehicle-command, signed: Confirmation (with code and message) or Pending. */
@@ -93,11 +106,16 @@ export class Commands {
     const signature = await this.signer.sign(request.vin, request.command);
     const { idempotencyKey = crypto.randomUUID(), ...call } = options;
     const body = { vin: request.vin, command: request.command, ...(request.code === undefined ? {} : { code: request.code }) };
-    const answer = await this.transport.json<CommandConfirmation | CommandPending>({
-      method: 'POST', path: '/vehicle-command', json: body, retry: 'keyed',
-      headers: { 'x-signature': signature, 'idempotency-key': idempotencyKey }, ...call,
-    });
-    return answer.data;
+    try {
+      const answer = await this.transport.json<CommandConfirmation | CommandPending>({
+        method: 'POST', path: '/vehicle-command', json: body, retry: 'keyed',
+        headers: { 'x-signature': signature, 'idempotency-key': idempotencyKey }, ...call,
+      });
+      return answer.data;
+    } catch (error) {
+      if (error instanceof TelematicsError) error.idempotencyKey = idempotencyKey;
+      throw error;
+    }
   }
 
   /** The command's status now; readable only by the application that created it. */
@@ -105,7 +123,7 @@ export class Commands {
     return (await this.transport.json<CommandStatus>({ method: 'GET', path: `/vehicle-command/${encodeURIComponent(id)}`, retry: 'read', ...options })).data;
   }
 
-  /** Polls until Success or Error; TimeoutError (with the last status) when `timeoutMs` passes first. */
+  /** Polls until Success or Error; TimeoutError (its detail names the last status) when `timeoutMs` passes first. */
   async wait(id: string, options: WaitOptions = {}): Promise<CommandOutcome> {
     const { timeoutMs = 180_000, signal } = options;
     const giveUpAt = Date.now() + timeoutMs;

@@ -30,6 +30,11 @@ export class TelematicsError extends Error {
   /** Seconds the service asked to wait (Retry-After), when it said. */
   readonly retryAfter: number | undefined;
   readonly headers: Headers | undefined;
+  /**
+   * On errors of command creation: the Idempotency-Key the request was sent with. To try again
+   * later without risking a second command, pass it back as `idempotencyKey`.
+   */
+  idempotencyKey: string | undefined;
 
   constructor(init: ErrorInit) {
     super(init.detail, init.cause === undefined ? undefined : { cause: init.cause });
@@ -40,10 +45,11 @@ export class TelematicsError extends Error {
     this.requestId = init.requestId;
     this.retryAfter = init.retryAfter;
     this.headers = init.headers;
+    this.idempotencyKey = undefined;
   }
 }
 
-/** 400, and the other answers to a request the service could not read (406, 413, 414, 415, 431). */
+/** 400, and the other answers to a request the service could not read or wait for (406, 408, 413, 414, 415, 431). */
 export class BadRequestError extends TelematicsError {}
 /** 401: missing, wrong or expired credentials or token. */
 export class AuthenticationError extends TelematicsError {}
@@ -83,7 +89,7 @@ export class WebhookVerificationError extends TelematicsError {}
 /** The errors class for an HTTP status. */
 export function errorClassFor(status: number): typeof TelematicsError {
   switch (status) {
-    case 400: case 406: case 413: case 414: case 415: case 431: return BadRequestError;
+    case 400: case 406: case 408: case 413: case 414: case 415: case 431: return BadRequestError;
     case 401: return AuthenticationError;
     case 403: return PermissionError;
     case 404: return NotFoundError;

@@ -3,8 +3,7 @@
  * async iterators of typed events. Delivery is at least once: deduplicate by `event.id`.
  */
 import { sleep } from './abort.js';
-import { ConnectionError, RateLimitError, ServerError, TimeoutError } from './errors.js';
-import { backoffMs } from './retry-policy.js';
+import { ConnectionError, RateLimitError, ServerError, TelematicsError, TimeoutError } from './errors.js';
 import { readServerSentEvents, type SseState } from './sse.js';
 import type { Transport } from './transport.js';
 import type { EventsPage, EventType, RequestOptions, TelematicsEvent } from './types.js';
@@ -28,13 +27,21 @@ export interface EventStreamOptions extends EventSelection {
   readonly after?: string;
   /** Ends the stream (the iteration just stops). */
   readonly signal?: AbortSignal;
+  /** Wait before reconnecting, doubled after each failed try (to 30 s); default: what the service says (5 s). */
+  readonly reconnectDelayMs?: number;
 }
+
+/** A connection with no byte for this long (the service writes one every 15 s) is taken as dead. */
+const IDLE_MS = 45_000;
+const MAX_RECONNECT_DELAY_MS = 30_000;
 
 const selection = (query: EventSelection) => ({ types: query.types?.join(','), vin: query.vin });
 
 /** Events after a cursor, page by page until caught up; `cursor` is where to resume next time. */
 export class EventList implements AsyncIterable<TelematicsEvent> {
   #cursor: string | undefined;
+
+  /** @internal */
 
   constructor(private readonly events: Events, private readonly query: EventPageQuery, private readonly options: RequestOptions) {
     this.#cursor = query.after;
@@ -70,11 +77,15 @@ export class EventList implements AsyncIterable<TelematicsEvent> {
 export class EventStream implements AsyncIterable<TelematicsEvent> {
   readonly #state: SseState;
 
+  /** @internal */
   constructor(private readonly transport: Transport, private readonly options: EventStreamOptions) {
     this.#state = { lastEventId: options.after, retryMs: undefined };
   }
 
-  /** The cursor of the last event received: pass as `after` to resume in another process. */
+  /**
+   * The cursor of the last event received (or, before the first, of where the stream started):
+   * pass it as `after` to resume in another process.
+   */
   get lastEventId(): string | undefined {
     return this.#state.lastEventId;
   }
@@ -83,28 +94,44 @@ export class EventStream implements AsyncIterable<TelematicsEvent> {
     const { signal } = this.options;
     let quietReconnects = 0;
     while (!signal?.aborted) {
-      let opened: Awaited<ReturnType<Transport['open']>>;
+      // Its own signal: the caller's ends it, and so does a connection gone silent.
+      const connection = new AbortController();
+      const follow = () => connection.abort(signal?.reason);
+      signal?.addEventListener('abort', follow, { once: true });
+      let opened: Awaited<ReturnType<Transport['open']>> | undefined;
       try {
         const lastEventId = this.#state.lastEventId;
         opened = await this.transport.open({
-          method: 'GET', path: '/events/stream', query: selection(this.options), retry: 'read', signal,
+          method: 'GET', path: '/events/stream', query: selection(this.options), retry: 'read', signal: connection.signal,
           headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
         });
       } catch (error) {
+        signal?.removeEventListener('abort', follow);
         if (signal?.aborted) return;
-        // Gone, refused credentials, bad selection: reconnecting would not help.
-        if (!(error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || error instanceof RateLimitError)) throw error;
+        // Gone, refused credentials, a bad selection, too many streams open: reconnecting would not help.
+        const transient = error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError
+          || (error instanceof RateLimitError && error.code !== 'TLM_TOO_MANY_EVENT_STREAMS');
+        if (!transient) throw error;
         await this.#pause(quietReconnects++, error.retryAfter);
         continue;
       }
+      // The service writes at least a keep-alive every 15 s: silence past IDLE_MS is a dead connection.
+      let idle = setTimeout(() => connection.abort(), IDLE_MS);
+      const heard = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => connection.abort(), IDLE_MS);
+      };
       try {
-        for await (const message of readServerSentEvents(opened.response.body!, this.#state)) {
+        for await (const message of readServerSentEvents(opened.response.body!, this.#state, heard)) {
           quietReconnects = 0;
-          yield JSON.parse(message.data) as TelematicsEvent;
+          yield parseEvent(message.data);
         }
-      } catch {
-        // Cut mid-stream: resume after the last complete event.
+      } catch (error) {
+        if (error instanceof TelematicsError) throw error;
+        // Cut mid-stream (or gone silent): resume after the last complete event.
       } finally {
+        clearTimeout(idle);
+        signal?.removeEventListener('abort', follow);
         opened.release();
       }
       if (signal?.aborted) return;
@@ -112,13 +139,24 @@ export class EventStream implements AsyncIterable<TelematicsEvent> {
     }
   }
 
+  /** The service's `retry:` (5 s) unless `reconnectDelayMs` says otherwise, longer after repeated failures. */
   async #pause(attempt: number, retryAfterSeconds: number | undefined): Promise<void> {
-    const ms = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : Math.min(this.#state.retryMs ?? 5000, backoffMs(attempt));
+    const base = this.options.reconnectDelayMs ?? this.#state.retryMs ?? 1000;
+    const ms = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : Math.min(MAX_RECONNECT_DELAY_MS, base * 2 ** Math.min(attempt, 5));
     await sleep(ms, this.options.signal).catch(() => {});
   }
 }
 
+function parseEvent(data: string): TelematicsEvent {
+  try {
+    return JSON.parse(data) as TelematicsEvent;
+  } catch (cause) {
+    throw new ServerError({ detail: `GET /events/stream sent an event that is not JSON: ${data.slice(0, 100)}`, cause });
+  }
+}
+
 export class Events {
+  /** @internal */
   constructor(private readonly transport: Transport) {}
 
   /** One page of the feed. */

@@ -15,6 +15,13 @@ const RETRY_STATUSES: Readonly<Record<RetryKind, ReadonlySet<number>>> = {
   never: new Set(),
 };
 
+/**
+ * How long a keyed request keeps being retried while the service says the first one with its key
+ * is still in flight (409): outside the retry count, since the first may take ~10 s to start the
+ * command with the automaker, and giving up then would leave the caller without the answer.
+ */
+export const IN_FLIGHT_PATIENCE_MS = 20_000;
+
 /** The longest Retry-After honoured; a longer one is reported to the caller instead of slept through. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 

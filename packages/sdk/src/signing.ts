@@ -12,16 +12,18 @@ export function canonicalCommandBody(vin: string, command: string): string {
   return escapeNonAscii(`{"command":${JSON.stringify(command)},"vin":${JSON.stringify(vin)}}`);
 }
 
+/** @internal */
 export const hmacKey = (secret: Uint8Array<ArrayBuffer> | string, usages: KeyUsage[] = ['sign']): Promise<CryptoKey> =>
   crypto.subtle.importKey('raw', typeof secret === 'string' ? encoder.encode(secret) : secret, { name: 'HMAC', hash: 'SHA-256' }, false, usages);
 
+/** @internal */
 export async function hmac(key: CryptoKey, text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
 }
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
-/** Signs commands with one sign-secret; the imported key is kept for the next command. */
+/** @internal Signs commands with one sign-secret; the imported key is kept for the next command. */
 export class CommandSigner {
   #key: Promise<CryptoKey> | undefined;
 

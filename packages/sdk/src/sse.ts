@@ -17,7 +17,8 @@ export interface SseState {
   retryMs: number | undefined;
 }
 
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, state: SseState): AsyncGenerator<ServerSentEvent> {
+/** `heard` is called on every chunk (comments and keep-alives included). */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, state: SseState, heard: () => void = () => {}): AsyncGenerator<ServerSentEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -29,6 +30,7 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, st
   try {
     for (;;) {
       const { value, done } = await reader.read();
+      heard();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let newline: RegExpExecArray | null;
       const lines = /\r\n|\r|\n/g;

@@ -14,7 +14,7 @@ export interface IssuedToken {
 const REFRESH_MARGIN_MS = 120_000;
 
 export class TokenSource {
-  #current: { readonly token: string; readonly refreshAt: number } | undefined;
+  #current: { readonly token: string; readonly refreshAt: number; readonly expiresAt: number } | undefined;
   #pending: Promise<string> | undefined;
 
   constructor(
@@ -25,8 +25,11 @@ export class TokenSource {
   /** A token valid for a while yet. */
   get(): Promise<string> {
     const current = this.#current;
-    if (current !== undefined && this.now() < current.refreshAt) return Promise.resolve(current.token);
+    const now = this.now();
+    if (current !== undefined && now < current.refreshAt) return Promise.resolve(current.token);
     this.#pending ??= this.#fetch().finally(() => { this.#pending = undefined; });
+    // Refreshing early failed: the token in hand still works until it expires.
+    if (current !== undefined && now < current.expiresAt) return this.#pending.catch(() => current.token);
     return this.#pending;
   }
 
@@ -39,7 +42,7 @@ export class TokenSource {
     const startedAt = this.now();
     const { token, expiration } = await this.issue();
     const lifetimeMs = Math.max(0, expiration * 1000);
-    this.#current = { token, refreshAt: startedAt + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2) };
+    this.#current = { token, refreshAt: startedAt + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2), expiresAt: startedAt + lifetimeMs };
     return token;
   }
 }

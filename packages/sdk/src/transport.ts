@@ -4,8 +4,10 @@
  * token it issued, and every failure as a TelematicsError.
  */
 import { deadline, sleep } from './abort.js';
-import { CommandStartError, ConnectionError, errorClassFor, TelematicsError, TimeoutError } from './errors.js';
-import { backoffMs, MAX_RETRY_AFTER_SECONDS, parseRetryAfter, retriesConnectionFailure, retriesStatus, type RetryKind } from './retry-policy.js';
+import { CommandStartError, ConnectionError, errorClassFor, ServerError, TelematicsError, TimeoutError } from './errors.js';
+import {
+  backoffMs, IN_FLIGHT_PATIENCE_MS, MAX_RETRY_AFTER_SECONDS, parseRetryAfter, retriesConnectionFailure, retriesStatus, type RetryKind,
+} from './retry-policy.js';
 
 /** The part of `fetch` the client uses; pass your own to add logging, a proxy agent or a test double. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -43,7 +45,13 @@ export class Transport {
   /** Sends `call` and answers its JSON body (undefined for 204). */
   async json<T>(call: Call): Promise<Answer<T>> {
     const { response, text } = await this.#send(call, true);
-    return { data: (text === '' ? undefined : JSON.parse(text)) as T, status: response.status, headers: response.headers };
+    let data: unknown;
+    try {
+      data = text === '' ? undefined : JSON.parse(text);
+    } catch (cause) {
+      throw new ServerError({ status: response.status, detail: `${call.method} ${call.path}: the answer is not JSON`, headers: response.headers, cause, requestId: response.headers.get('x-request-id') ?? undefined });
+    }
+    return { data: data as T, status: response.status, headers: response.headers };
   }
 
   /**
@@ -61,8 +69,9 @@ export class Transport {
     const url = baseUrl + call.path + queryString(call.query);
     let attempt = 0;
     let replayedForToken = false;
+    const startedAt = Date.now();
     for (;;) {
-      const token = tokens === undefined ? undefined : await tokens.get();
+      const token = tokens === undefined ? undefined : await untilAborted(tokens.get(), call.signal);
       const clock = deadline(call.signal, timeoutMs);
       let response: Response;
       let text = '';
@@ -91,12 +100,30 @@ export class Transport {
         replayedForToken = true;
         continue;
       }
+      const waitMs = error.retryAfter === undefined ? backoffMs(attempt) : error.retryAfter * 1000;
+      if (error.code === 'TLM_IDEMPOTENCY_KEY_IN_FLIGHT' && call.retry === 'keyed') {
+        // The first request with this key is still running: wait for its answer, not counted as a retry.
+        if (Date.now() + waitMs - startedAt > IN_FLIGHT_PATIENCE_MS) throw error;
+        await sleep(waitMs, call.signal);
+        continue;
+      }
       const waitable = error.retryAfter === undefined || error.retryAfter <= MAX_RETRY_AFTER_SECONDS;
       if (!retriesStatus(call.retry, response.status, error.code) || attempt >= maxRetries || !waitable) throw error;
-      await sleep(error.retryAfter === undefined ? backoffMs(attempt) : error.retryAfter * 1000, call.signal);
+      await sleep(waitMs, call.signal);
       attempt += 1;
     }
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (the token fetch is shared: it goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function queryString(query: Call['query']): string {

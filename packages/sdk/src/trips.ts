@@ -1,4 +1,4 @@
-import { dateText } from './dates.js';
+import { queryBody } from './dates.js';
 import type { Transport } from './transport.js';
 import type { DateInput, RequestOptions, TripDatapointName, TripRow } from './types.js';
 
@@ -14,14 +14,10 @@ export interface TripsQuery<D extends TripDatapointName> {
 
 /** POST /vehicle-trips: trip summaries, typed by the fields asked for. */
 export class Trips {
+  /** @internal */
   constructor(private readonly transport: Transport) {}
 
   async query<const D extends TripDatapointName>(query: TripsQuery<D>, options: RequestOptions = {}): Promise<Record<string, TripRow<D>[]>> {
-    const body = {
-      vins: query.vins, datapoints: query.datapoints,
-      ...(query.start_date === undefined ? {} : { start_date: dateText(query.start_date) }),
-      ...(query.end_date === undefined ? {} : { end_date: dateText(query.end_date) }),
-    };
-    return (await this.transport.json<Record<string, TripRow<D>[]>>({ method: 'POST', path: '/vehicle-trips', json: body, retry: 'read', ...options })).data;
+    return (await this.transport.json<Record<string, TripRow<D>[]>>({ method: 'POST', path: '/vehicle-trips', json: queryBody(query), retry: 'read', ...options })).data;
   }
 }

@@ -1,4 +1,4 @@
-import { dateText } from './dates.js';
+import { queryBody } from './dates.js';
 import type { Transport } from './transport.js';
 import type { DatapointName, DateInput, RequestOptions, VehicleDataRow } from './types.js';
 
@@ -15,6 +15,7 @@ export interface VehicleDataQuery<D extends DatapointName> {
 
 /** POST /vehicle-data: recorded telemetry, typed by the datapoints asked for. */
 export class VehicleData {
+  /** @internal */
   constructor(private readonly transport: Transport) {}
 
   /**
@@ -22,11 +23,6 @@ export class VehicleData {
    * as the service answers it.
    */
   async query<const D extends DatapointName>(query: VehicleDataQuery<D>, options: RequestOptions = {}): Promise<Record<string, VehicleDataRow<D>[]>> {
-    const body = {
-      vins: query.vins, datapoints: query.datapoints,
-      ...(query.start_date === undefined ? {} : { start_date: dateText(query.start_date) }),
-      ...(query.end_date === undefined ? {} : { end_date: dateText(query.end_date) }),
-    };
-    return (await this.transport.json<Record<string, VehicleDataRow<D>[]>>({ method: 'POST', path: '/vehicle-data', json: body, retry: 'read', ...options })).data;
+    return (await this.transport.json<Record<string, VehicleDataRow<D>[]>>({ method: 'POST', path: '/vehicle-data', json: queryBody(query), retry: 'read', ...options })).data;
   }
 }

@@ -3,6 +3,7 @@ import type { RequestOptions, Vehicle } from './types.js';
 
 /** GET /vehicle and GET /vehicle/{vin}: the company's vehicles. */
 export class Vehicles {
+  /** @internal */
   constructor(private readonly transport: Transport) {}
 
   /** Every vehicle connected to the company. */

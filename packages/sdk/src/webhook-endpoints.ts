@@ -9,6 +9,7 @@ import { dateText } from './dates.js';
 const path = (id: string, rest = '') => `/webhook-endpoints/${encodeURIComponent(id)}${rest}`;
 
 export class WebhookEndpoints {
+  /** @internal */
   constructor(private readonly transport: Transport) {}
 
   /** Registers a receiver; the answer's `secret` is shown only here. Not retried (it would register twice). */
@@ -24,9 +25,9 @@ export class WebhookEndpoints {
     return (await this.transport.json<WebhookEndpoint>({ method: 'GET', path: path(id), retry: 'read', ...options })).data;
   }
 
-  /** Deleting twice is harmless, so it is retried. */
+  /** Not retried: a retry after a lost answer would be told 404 for an endpoint it did delete. */
   async delete(id: string, options: RequestOptions = {}): Promise<void> {
-    await this.transport.json<undefined>({ method: 'DELETE', path: path(id), retry: 'read', ...options });
+    await this.transport.json<undefined>({ method: 'DELETE', path: path(id), retry: 'never', ...options });
   }
 
   /** Sends the verification challenge again, now. */

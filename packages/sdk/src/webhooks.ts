@@ -27,13 +27,16 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return typeof value === 'string' ? value : value?.join(', ');
 }
 
+/** Standard base64 with padding: atob() lets some junk through, so check first. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** As the service: 16 bytes at least (Svix's published test secret has 18). */
+const MIN_SECRET_BYTES = 16;
+
 function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  try {
-    return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
-  } catch {
-    throw new TypeError('a webhook secret is whsec_ followed by base64, as the service answered it');
-  }
+  const bytes = BASE64.test(encoded) ? Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0)) : new Uint8Array(0);
+  if (bytes.length < MIN_SECRET_BYTES) throw new TypeError(`a webhook secret is whsec_ followed by the base64 of ${MIN_SECRET_BYTES} bytes or more, as the service answered it`);
+  return bytes;
 }
 
 const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
@@ -71,9 +74,11 @@ export class Webhooks {
     if (!/^\d{1,15}$/.test(timestamp)) throw fail('webhook-timestamp is not Unix seconds');
     const now = Math.floor((options.now ?? Date.now()) / 1000);
     const tolerance = options.toleranceSeconds ?? 300;
+    if (!(tolerance >= 0) || !Number.isFinite(now)) throw new TypeError('toleranceSeconds and now must be finite, tolerance not negative');
     if (Number(timestamp) < now - tolerance) throw fail('webhook-timestamp too old');
     if (Number(timestamp) > now + tolerance) throw fail('webhook-timestamp too new');
-    const offered = signatures.split(' ').filter((entry) => entry.startsWith('v1,'));
+    // Space-separated; a header sent twice arrives joined with ", ".
+    const offered = signatures.split(/\s+/).map((entry) => entry.replace(/,$/, '')).filter((entry) => entry.startsWith('v1,'));
     if (offered.length === 0) throw fail('no v1 signature in webhook-signature');
     const secrets = typeof secret === 'string' ? [secret] : secret;
     for (const candidate of secrets) {

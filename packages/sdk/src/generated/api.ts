@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * Follow the events the application may see, live (Server-Sent Events)
-         * @description text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it. Resumes after Last-Event-ID (or `after`), else from now; a comment line every 15 s; the stream ends after 30 min (reconnect with Last-Event-ID). See docs/events.md.
+         * @description text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it; the first frame's `id:` is where the stream starts. Resumes after Last-Event-ID (or `after`), else from now; a comment line every 15 s; the stream ends after 30 min (reconnect with Last-Event-ID). See docs/events.md.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1638,7 +1638,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The automaker could not start the command */
+            /**
+             * @description The automaker could not start the command; the command is kept with status Error and `detail`:
+             *     - `TLM_OEM_SEND_FAILED`: `Failed to send command to the OEM.`
+             *     - `TLM_OEM_INITIATE_FAILED`: `Failed to initiate command with the OEM or retrieve status URL.`
+             */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,8 @@ export const ERRORS = [
   {"code":"TLM_IDEMPOTENCY_KEY_INVALID","status":400,"text":"Idempotency-Key must be 1 to 255 printable ASCII characters."},
   {"code":"TLM_IDEMPOTENCY_KEY_IN_FLIGHT","status":409,"text":"A request with this Idempotency-Key is still being processed."},
   {"code":"TLM_IDEMPOTENCY_KEY_REUSED","status":422,"text":"Idempotency-Key already used with a different request."},
+  {"code":"TLM_OEM_SEND_FAILED","status":502,"text":"Failed to send command to the OEM."},
+  {"code":"TLM_OEM_INITIATE_FAILED","status":502,"text":"Failed to initiate command with the OEM or retrieve status URL."},
   {"code":"TLM_COMMAND_ID_MISSING","status":400,"text":"Invalid command ID. Command ID must be a string. At least one command ID is required."},
   {"code":"TLM_COMMAND_NOT_FOUND","status":404,"text":"Command not found."},
   {"code":"TLM_ACCESS_DENIED","status":403,"text":"Access denied."},
