@@ -60,13 +60,17 @@ export class EventStreamHub {
     return this.#subscriptions.size;
   }
 
-  /** Streams the viewer's events after `position` to `sink` until the returned function is called. */
-  subscribe(viewer: EventViewer, selection: FeedSelection, position: number, sink: StreamSink): () => void {
+  /**
+   * Streams the viewer's events after `position` to `sink` until `end` is called. `position()` is
+   * how far the outbox has been looked at for it: every event up to there that it may see was sent.
+   */
+  subscribe(viewer: EventViewer, selection: FeedSelection, position: number, sink: StreamSink): { end(): void; position(): number } {
     const subscription: Subscription = { viewer, selection, position, sink, blocked: false };
     this.#subscriptions.add(subscription);
     this.#wake();
-    return () => {
-      this.#subscriptions.delete(subscription);
+    return {
+      end: () => { this.#subscriptions.delete(subscription); },
+      position: () => subscription.position,
     };
   }
 

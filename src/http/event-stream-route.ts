@@ -79,11 +79,19 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       request.log.info({ route: '/events/stream', applicationId }, 'event stream opened');
 
       let ended = false;
-      const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), settings.keepAliveMs);
+      // A keep-alive also says how far the stream has looked (an `id:` without data moves a
+      // client's Last-Event-ID, fires no event): a filtered stream that stays quiet for days
+      // does not resume from a cursor retention has passed.
+      let told = position;
+      const keepAlive = setInterval(() => {
+        const seen = subscription.position();
+        res.write(seen > told ? `id: ${encodeEventCursor(seen)}\n: keep-alive\n\n` : ': keep-alive\n\n');
+        told = Math.max(told, seen);
+      }, settings.keepAliveMs);
       // A stream is as good as the token that opened it: it ends when the token expires (the
       // client reconnects with a new one and Last-Event-ID), or after the longest allowed.
       const maxDuration = setTimeout(() => end(), Math.min(settings.maxDurationMs, tokenLifeLeftMs(request.headers.authorization, deps.clock.now())));
-      const unsubscribe = hub.subscribe({ companyId, applicationId }, selection, position, {
+      const subscription = hub.subscribe({ companyId, applicationId }, selection, position, {
         send: (events) => res.write(events.map(frame).join('')),
         ready: () => new Promise((resolve) => res.once('drain', resolve)),
       });
@@ -92,7 +100,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         ended = true;
         clearInterval(keepAlive);
         clearTimeout(maxDuration);
-        unsubscribe();
+        subscription.end();
         open.delete(end);
         const left = (openByApplication.get(applicationId) ?? 1) - 1;
         if (left > 0) openByApplication.set(applicationId, left);

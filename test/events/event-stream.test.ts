@@ -103,6 +103,23 @@ describe.each(DATABASE_KINDS)('GET /events/stream on %s', (kind) => {
     stream.close();
   });
 
+  it('when events pass that a filtered stream does not want, then its keep-alives move its cursor past them, and resuming there misses nothing', async () => {
+    const stream = await open(dispatch, '?types=trip.ended');
+    const started = stream.frames[0]!.id!;
+    await appendEvents(svc.store.db, [draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' })], T0);
+    for (let i = 0; i < 100 && !stream.frames.some((f) => f.comments.includes('keep-alive') && f.id !== undefined); i += 1) await new Promise((r) => setTimeout(r, 20));
+    const moved = stream.frames.find((f) => f.comments.includes('keep-alive') && f.id !== undefined)!;
+    expect(moved.id).not.toBe(started);
+    expect(moved.data).toBeUndefined();
+    const trip = draft({ type: 'trip.ended', vin: ALPHA_VINS[0], companyId: 'alpha' });
+    await appendEvents(svc.store.db, [trip], T0);
+    expect(ids(await stream.events(1))).toEqual([trip.id]);
+    // The feed after the moved cursor holds what came after it, nothing the stream skipped.
+    const after = await svc.request('GET', `/events?after=${moved.id}&types=trip.ended`, { headers: dispatch });
+    expect(after.body.data.map((e: any) => e.id)).toEqual([trip.id]);
+    stream.close();
+  });
+
   it('when an application holds as many streams as allowed, then one more gets 429 with the catalogue text; closing one frees a place', async () => {
     const a = await open(reports);
     const b = await open(reports);
