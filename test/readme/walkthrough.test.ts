@@ -2,13 +2,13 @@
  * The README's walk-through, run as written against `npm start`'s demo (`telematics serve --demo`
  * in a fresh folder, on a free port): every step's output must be what the README shows.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/service-process.js';
+import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { exampleSteps, matchesLine, matchesShown, stepOutputs, walkthroughScript, walkthroughSection } from '../support/readme-examples.js';
 
 const README = new URL('../../README.md', import.meta.url).pathname;
@@ -49,41 +49,28 @@ describe('the README walk-through', () => {
 
   describe('run against npm start\'s demo', () => {
     let folder: string;
-    let service: ChildProcess | undefined;
-    let serviceOutput = '';
+    let demo: DemoProcess | undefined;
 
     beforeAll(async () => {
       folder = mkdtempSync(join(tmpdir(), 'telematics-readme-'));
       // `npm start` is `node bin/telematics.js serve --demo`; only the ports differ (free ones).
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' };
-      service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      service.stdout!.on('data', (chunk) => { serviceOutput += String(chunk); });
-      service.stderr!.on('data', (chunk) => { serviceOutput += String(chunk); });
-      // The walk-through reads trips, so it starts once the backfill is stored and the first vehicle's trips are found.
       const deadline = Date.now() + 90_000;
-      const notReady = (what: string) => {
-        if (service!.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not get ready (${what}):\n${serviceOutput}`);
-        return new Promise((r) => setTimeout(r, 200));
-      };
-      while (!serviceOutput.includes('simulated fleet backfill: ') || !existsSync(join(folder, 'data', 'demo.env'))) await notReady('backfill');
-      const demo = Object.fromEntries(readFileSync(join(folder, 'data', 'demo.env'), 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split(/=(.*)/s).slice(0, 2)));
-      const { token } = await (await fetch(`${demo.BASE}/token`, { method: 'POST', body: new URLSearchParams({ client_id: demo.CLIENT_ID!, client_secret: demo.CLIENT_SECRET! }) })).json() as { token: string };
+      demo = await startDemo(folder, {}, deadline);
+      // The walk-through reads trips, so it starts once the first vehicle's trips are found.
+      const { BASE, CLIENT_ID, CLIENT_SECRET } = demo.values;
+      const { token } = await (await fetch(`${BASE}/token`, { method: 'POST', body: new URLSearchParams({ client_id: CLIENT_ID!, client_secret: CLIENT_SECRET! }) })).json() as { token: string };
       for (;;) {
-        const trips = await fetch(`${demo.BASE}/vehicle-trips`, {
+        const trips = await fetch(`${BASE}/vehicle-trips`, {
           method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ vins: ['9BWZZZ377VT004251'], datapoints: ['start_date_time'] }),
         });
         if (trips.status === 200 && ((await trips.json()) as Record<string, unknown[]>)['9BWZZZ377VT004251']!.length > 0) break;
-        await notReady('trips');
+        await demo.pause('trips', deadline);
       }
     }, 120_000);
 
     afterAll(async () => {
-      if (service && service.exitCode === null) {
-        const exited = new Promise((r) => service!.once('exit', r));
-        service.kill('SIGTERM');
-        await exited;
-      }
+      await demo?.stop();
       rmSync(folder, { recursive: true, force: true });
     });
 

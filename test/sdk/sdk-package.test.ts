@@ -3,13 +3,13 @@
  * quick start there against `npm start`'s demo (a real `telematics serve --demo` process), and
  * every script of examples/ against the same demo.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/service-process.js';
+import { startDemo, type DemoProcess } from '../support/demo-process.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -24,8 +24,7 @@ export function quickStartOf(readme: string): string {
 
 describe('@telematics/sdk as a package, against the demo', () => {
   let folder: string;
-  let service: ChildProcess | undefined;
-  let output = '';
+  let demo: DemoProcess | undefined;
   let demoEnv: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -33,29 +32,12 @@ describe('@telematics/sdk as a package, against the demo', () => {
     mkdirSync(join(folder, 'demo'));
     // `npm start` with free ports, plain-HTTP webhooks to loopback (the receiver example), and a
     // shorter history so it is ready sooner.
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0',
-      TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', TELEMATICS_SIM_BACKFILL: '3h',
-    };
-    service = spawn(process.execPath, [BIN, 'serve', '--demo'], { cwd: join(folder, 'demo'), env, stdio: ['ignore', 'pipe', 'pipe'] });
-    service.stdout!.on('data', (chunk) => { output += String(chunk); });
-    service.stderr!.on('data', (chunk) => { output += String(chunk); });
-    const envFile = join(folder, 'demo', 'data', 'demo.env');
-    const deadline = Date.now() + 90_000;
-    while (!output.includes('simulated fleet backfill: ') || !existsSync(envFile)) {
-      if (service.exitCode !== null || Date.now() > deadline) throw new Error(`the demo did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const values = readFileSync(envFile, 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]);
-    demoEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...Object.fromEntries(values) };
+    demo = await startDemo(join(folder, 'demo'), { TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', TELEMATICS_SIM_BACKFILL: '3h' });
+    demoEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...demo.values };
   }, 120_000);
 
   afterAll(async () => {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((r) => service!.once('exit', r));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    await demo?.stop();
     rmSync(folder, { recursive: true, force: true });
   });
 
