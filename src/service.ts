@@ -220,6 +220,7 @@ function buildApiApp(
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
     eventStreams: { perApplication: config.eventStreamsPerApp },
+    vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
     metrics,
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,

@@ -9,6 +9,7 @@ import type { TrustProxy } from '../domain/trust-proxy.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
 import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
+import type { StateSettings } from '../domain/vehicle-state.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -43,6 +44,8 @@ export interface AppDeps {
   readonly ingestSummary?: IngestSummary;
   /** GET /events/stream; the defaults when absent (5 per application, 1 s polling, 15 s keep-alives, 30 min). */
   readonly eventStreams?: Partial<EventStreamSettings>;
+  /** How GET /vehicle-data/latest names a vehicle's state; 15 min offline and 3 km/h moving when absent. */
+  readonly vehicleStates?: StateSettings;
   /** /webhook-endpoints; not served when absent. */
   readonly webhooks?: WebhookDeps;
 }

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
-  CommandParams, CommandStatus, creationStatusCode, VehicleCommandCreated, VehicleCommandFailed, VehicleCommandHeaders, VehicleCommandRequest,
+  CommandHistoryPage, CommandHistoryQuery, CommandParams, CommandStatus, creationStatusCode, VehicleCommandCreated, VehicleCommandFailed, VehicleCommandHeaders, VehicleCommandRequest,
   VehicleCommandHeadersShape,
 } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import type { CommandServiceDeps } from '../commands/create-command.js';
 import { createCommandIdempotently } from '../commands/idempotent-creation.js';
 import { readCommand } from '../commands/read-command.js';
+import { listCommands } from '../commands/list-commands.js';
 import { principalOf } from './authenticate-hook.js';
 import type { Clock } from '../domain/clock.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
@@ -18,7 +19,7 @@ import type { RequestLimits } from './rate-limits.js';
 const commandStartFailures = 'The automaker could not start the command; the command is kept with status Error and `detail`:\n'
   + [errors.oemSendFailed, errors.oemInitiateFailed].map((e) => `- \`${e.code}\`: \`${e.text}\``).join('\n');
 
-/** POST /vehicle-command and GET /vehicle-command/{command_id}; behind the authentication hook. */
+/** POST /vehicle-command, GET /vehicle-command/{command_id} and GET /vehicle-commands; behind the authentication hook. */
 export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: RequestLimits): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -73,5 +74,18 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
         },
       },
     }, async (request) => readCommand(deps.store.db, principalOf(request), request.params.command_id));
+
+    app.get('/vehicle-commands', {
+      schema: {
+        operationId: 'listVehicleCommands',
+        summary: "List the application's commands",
+        description: 'The commands this application created, newest first, each as GET /vehicle-command/{command_id} reads it plus its creation time. '
+          + 'Pass next_cursor as `before` for older ones. An addition to the interface (docs/commands.md).',
+        tags: ['commands'],
+        security: bearerSecurity,
+        querystring: CommandHistoryQuery,
+        response: { 200: CommandHistoryPage, ...errorResponses(AUTH_ERRORS, 'eventVinInvalid', 'commandLimitInvalid', 'commandCursorInvalid', 'invalidRequest') },
+      },
+    }, async (request) => listCommands(deps.store.db, principalOf(request).applicationId, request.query));
   };
 }

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { VehicleDataRequest, VehicleDataResponse } from '@telematics/contract';
+import { FleetLatest, VehicleDataRequest, VehicleDataResponse } from '@telematics/contract';
+import { readFleetLatest } from '../telemetry/read-fleet-latest.js';
 import { planVehicleData } from '../telemetry/plan-vehicle-data.js';
 import { streamVehicleData } from '../telemetry/stream-vehicle-data.js';
 import { principalOf } from './authenticate-hook.js';
@@ -10,6 +11,9 @@ import { Type } from 'typebox';
 import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
+const DEFAULT_STATE_SETTINGS = { offlineAfterMs: 15 * 60_000, movingSpeedKmh: 3 };
+
+/** POST /vehicle-data and GET /vehicle-data/latest; registered behind the authentication hook. */
 export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -35,5 +39,17 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
       body.on('error', (error) => request.log.error({ err: error }, 'vehicle data stream failed after the response began'));
       return reply.type('application/json; charset=utf-8').send(body);
     });
+
+    app.get('/vehicle-data/latest', {
+      schema: {
+        operationId: 'getFleetLatest',
+        summary: 'Read the newest record of every vehicle',
+        description: 'Every vehicle of the token\'s company, ordered by VIN, with the state its newest record implies and that record, holding every datapoint '
+          + 'the company may read of the vehicle. An addition to the interface (docs/vehicle-data.md).',
+        tags: ['vehicle data'],
+        security: bearerSecurity,
+        response: { 200: FleetLatest, ...errorResponses(AUTH_ERRORS) },
+      },
+    }, async (request) => readFleetLatest(deps.store, principalOf(request).companyId, deps.clock.now(), deps.vehicleStates ?? DEFAULT_STATE_SETTINGS));
   };
 }

@@ -38,6 +38,28 @@ export async function findCommand(db: Db, id: string): Promise<CommandRow | unde
   return (await commandById(db, id))[0];
 }
 
+export interface CommandPageQuery {
+  readonly vin: string | undefined;
+  /** Only commands created before this one (newest first: by created_at, then id). */
+  readonly before: { readonly createdAt: number; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+/** An application's commands, newest first (index commands_history, migration 0015). */
+export function listApplicationCommands(db: Db, applicationId: string, query: CommandPageQuery) {
+  let q = db.selectFrom('commands').select(['id', 'vin', 'command', 'status', 'detail', 'created_at', 'updated_at'])
+    .where('application_id', '=', applicationId);
+  if (query.vin !== undefined) q = q.where('vin', '=', query.vin);
+  const { before } = query;
+  if (before !== undefined) {
+    q = q.where((eb) => eb.or([
+      eb('created_at', '<', before.createdAt),
+      eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+    ]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+}
+
 /** An application's confirmations for (vin, command) whose codes may still be presented or recognised. */
 export function listConfirmations(db: Db, applicationId: string, vin: string, command: string, since: number): Promise<CommandRow[]> {
   return db.selectFrom('commands').selectAll()

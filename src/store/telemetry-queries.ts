@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { TelemetryRecord } from '../domain/telemetry-record.js';
+import { STORED_DATAPOINTS } from '../domain/telemetry-record.js';
 import type { Db, StoreConnection } from './connection.js';
 import type { TelemetryTable } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
@@ -191,4 +192,22 @@ export async function latestValues<C extends TelemetryColumn>(db: Db, vin: strin
     if (row) values[column] = (row as unknown as Record<C, number | string | null>)[column];
   }
   return values;
+}
+
+export type NewestTelemetryRow = { vin: string; ts: number | null } & Partial<Record<TelemetryColumn, number | string | null>>;
+
+/**
+ * Each of a company's vehicles (ordered by VIN) with its newest record, null columns when it has
+ * none: one statement, each vehicle's newest instant found by one probe of the primary key.
+ */
+export async function newestRecordsOfCompany(db: Db, companyId: string): Promise<NewestTelemetryRow[]> {
+  const columns = [...STORED_DATAPOINTS.map((d) => d.name), 'flag'].map((name) => sql.ref(`t.${name}`));
+  const { rows } = await sql<NewestTelemetryRow>`
+    select v.vin as vin, t.ts as ts, ${sql.join(columns)}
+    from vehicles v
+    left join telemetry t on t.vin = v.vin and t.ts = (select max(x.ts) from telemetry x where x.vin = v.vin)
+    where v.company_id = ${companyId}
+    order by v.vin`.execute(db);
+  for (const row of rows) if (row.ts !== null) row.ts = Number(row.ts);
+  return rows;
 }

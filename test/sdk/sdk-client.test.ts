@@ -336,6 +336,26 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     }
   });
 
+  it('when the fleet\'s newest records are read, then every vehicle is there with its state, typed; the command history pages newest first', async () => {
+    const fleet = await client.vehicleData.latest();
+    expect(fleet.map((v) => v.vin)).toEqual([...ALPHA_VINS, MOVING, OFFLINE].sort());
+    const drove = fleet.find((v) => v.vin === VIN)!;
+    // Its newest record is from the end of the drive, two hours before now: past the offline threshold.
+    expect(drove.state).toBe('offline');
+    const speed: number | null | undefined = drove.record?.speed;
+    expect(speed).toBe(0);
+    expect(fleet.find((v) => v.vin === ALPHA_VINS[1])).toEqual({ vin: ALPHA_VINS[1], state: 'no_data', record: null });
+
+    const all: string[] = [];
+    for await (const command of client.commands.list({ limit: 2 })) all.push(command.id);
+    const page = await client.commands.page({ limit: 100 });
+    expect(all).toEqual(page.data.map((c) => c.id));
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(page.next_cursor).toBeNull();
+    const wrong = await client.commands.page({ limit: 500 }).catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ status: 400, code: 'TLM_COMMAND_LIMIT_INVALID', detail: 'limit must be an integer from 1 to 100.' });
+  });
+
   it('when events are listed, then every page is walked in order, typed, and the cursor resumes after them', async () => {
     const list = client.events.list({ limit: 2 });
     const events: TelematicsEvent[] = [];

@@ -62,6 +62,10 @@ export const errors = Object.freeze({
   commandNotFound: entry('TLM_COMMAND_NOT_FOUND', 404, 'Command not found.'),
   accessDenied: entry('TLM_ACCESS_DENIED', 403, 'Access denied.'),
 
+  // GET /vehicle-commands (an addition: an application's command history)
+  commandCursorInvalid: entry('TLM_COMMAND_CURSOR_INVALID', 400, 'Invalid cursor: use a next_cursor of this application\'s commands.'),
+  commandLimitInvalid: entry('TLM_COMMAND_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 100.'),
+
   // POST /vehicle-trips (D9)
   tooManyTripVins: entry('TLM_TOO_MANY_TRIP_VINS', 400, 'Too many VINs provided. Maximum allowed is 100.'),
 

@@ -21,6 +21,10 @@ export {
   type VehicleCommandAnswer, type VehicleCommandFields,
 } from './schemas/vehicle-command.js';
 export { IngestParams, IngestRequest, IngestResponse, MAX_INGEST_RECORDS } from './schemas/ingest.js';
+export { FleetLatest, VEHICLE_STATES, VehicleLatest, type VehicleState } from './schemas/fleet-latest.js';
+export {
+  CommandHistoryItem, CommandHistoryPage, CommandHistoryQuery, DEFAULT_COMMANDS_PAGE, MAX_COMMANDS_PAGE,
+} from './schemas/command-history.js';
 export { HealthStatus } from './schemas/health.js';
 export {
   DEFAULT_EVENTS_PAGE, EVENT_TYPES, EventEnvelope, EventsPage, EventsQuery, EventStreamQuery, isEventType, MAX_EVENTS_PAGE,

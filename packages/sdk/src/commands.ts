@@ -8,7 +8,9 @@ import { ConfirmationDeclinedError, TelematicsError, TimeoutError } from './erro
 import { CONFIRMED_COMMANDS } from './generated/catalogue.js';
 import type { CommandSigner } from './signing.js';
 import type { Transport } from './transport.js';
-import type { CommandConfirmation, CommandName, CommandOutcome, CommandPending, CommandStatus, RequestOptions } from './types.js';
+import type {
+  CommandConfirmation, CommandHistoryItem, CommandHistoryPage, CommandName, CommandOutcome, CommandPending, CommandStatus, RequestOptions,
+} from './types.js';
 
 export interface CommandRequest {
   readonly vin: string;
@@ -68,6 +70,15 @@ export class CommandHandle {
   wait(options?: WaitOptions): Promise<CommandOutcome> {
     return this.commands.wait(this.id, options);
   }
+}
+
+export interface CommandHistoryQuery {
+  /** Only this vehicle's commands. */
+  readonly vin?: string;
+  /** Commands per page, 1–100 (20 by default). */
+  readonly limit?: number;
+  /** A `next_cursor` of an earlier page: the commands created before it. */
+  readonly before?: string;
 }
 
 export class Commands {
@@ -135,6 +146,23 @@ export class Commands {
       if (left <= 0) throw new TimeoutError({ detail: `command ${id} still ${status.status} after ${timeoutMs} ms` });
       await sleep(Math.min(interval, left), signal);
       interval = Math.min(interval * 1.5, MAX_INTERVAL_MS);
+    }
+  }
+
+  /** One page of the application's own commands, newest first (GET /vehicle-commands). */
+  async page(query: CommandHistoryQuery = {}, options: RequestOptions = {}): Promise<CommandHistoryPage> {
+    const params = { vin: query.vin, limit: query.limit, before: query.before };
+    return (await this.transport.json<CommandHistoryPage>({ method: 'GET', path: '/vehicle-commands', query: params, retry: 'read', ...options })).data;
+  }
+
+  /** The application's commands, newest first, page by page for as long as you iterate. */
+  async *list(query: CommandHistoryQuery = {}, options: RequestOptions = {}): AsyncGenerator<CommandHistoryItem> {
+    let before = query.before;
+    for (;;) {
+      const page = await this.page({ ...query, before }, options);
+      yield* page.data;
+      if (page.next_cursor === null) return;
+      before = page.next_cursor;
     }
   }
 }

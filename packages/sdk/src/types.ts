@@ -17,6 +17,18 @@ export type VehicleDataRecord = Schemas['VehicleDataRecord'];
 /** A record of a query for datapoints `D`: exactly those fields, no others. */
 export type VehicleDataRow<D extends DatapointName> = { [K in D]-?: Exclude<VehicleDataRecord[K], undefined> };
 
+/** GET /vehicle-data/latest: a vehicle with the state its newest record implies. */
+export type VehicleState = JsonOf<operations['getFleetLatest']['responses'][200]>[number]['state'];
+/**
+ * A vehicle's newest record: the datapoints the company may read of it (others absent; null when
+ * the record lacks one), or null when it never reported.
+ */
+export interface VehicleLatest {
+  readonly vin: string;
+  readonly state: VehicleState;
+  readonly record: Partial<VehicleDataRecord> | null;
+}
+
 export type TripDatapointName = (typeof TRIP_DATAPOINT_NAMES)[number];
 export type TripRecord = Schemas['TripRecord'];
 export type TripRow<D extends TripDatapointName> = { [K in D]-?: Exclude<TripRecord[K], undefined> };
@@ -29,6 +41,9 @@ export type CommandPending = Schemas['CommandPending'];
 /** What a successful diagnostics command answers (other commands answer their own fields). */
 export type CommandResult = Schemas['CommandResult'];
 export type CommandStatus = Schemas['CommandStatus'];
+/** A command of GET /vehicle-commands: its status plus when it was created. */
+export type CommandHistoryPage = JsonOf<operations['listVehicleCommands']['responses'][200]>;
+export type CommandHistoryItem = CommandHistoryPage['data'][number];
 /** How a command ended. */
 export type CommandOutcome =
   | (Omit<CommandStatus, 'status' | 'detail'> & { readonly status: 'Success'; readonly detail: CommandResult })

@@ -1,6 +1,6 @@
 import { queryBody } from './dates.js';
 import type { Transport } from './transport.js';
-import type { DatapointName, DateInput, RequestOptions, VehicleDataRow } from './types.js';
+import type { DatapointName, DateInput, RequestOptions, VehicleDataRow, VehicleLatest } from './types.js';
 
 export interface VehicleDataQuery<D extends DatapointName> {
   /** Up to 20 VINs. */
@@ -24,5 +24,13 @@ export class VehicleData {
    */
   async query<const D extends DatapointName>(query: VehicleDataQuery<D>, options: RequestOptions = {}): Promise<Record<string, VehicleDataRow<D>[]>> {
     return (await this.transport.json<Record<string, VehicleDataRow<D>[]>>({ method: 'POST', path: '/vehicle-data', json: queryBody(query), retry: 'read', ...options })).data;
+  }
+
+  /**
+   * Every vehicle of the company, ordered by VIN, with its newest record and the state it implies
+   * (moving, idle, parked, online, offline, no_data): a fleet screen in one call.
+   */
+  async latest(options: RequestOptions = {}): Promise<VehicleLatest[]> {
+    return (await this.transport.json<VehicleLatest[]>({ method: 'GET', path: '/vehicle-data/latest', retry: 'read', ...options })).data;
   }
 }

@@ -14,6 +14,7 @@ import { eventFeedMigration } from './0011-event-feed.js';
 import { webhooksMigration } from './0012-webhooks.js';
 import { webhookStreamsMigration } from './0013-webhook-streams.js';
 import { webhookAttemptPositionsMigration } from './0014-webhook-attempt-positions.js';
+import { commandHistoryMigration } from './0015-command-history.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -35,6 +36,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0012-webhooks': webhooksMigration,
     '0013-webhook-streams': webhookStreamsMigration,
     '0014-webhook-attempt-positions': webhookAttemptPositionsMigration,
+    '0015-command-history': commandHistoryMigration,
   });
 }
 

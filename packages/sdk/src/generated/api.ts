@@ -147,6 +147,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/vehicle-data/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the newest record of every vehicle
+         * @description Every vehicle of the token's company, ordered by VIN, with the state its newest record implies and that record, holding every datapoint the company may read of the vehicle. An addition to the interface (docs/vehicle-data.md).
+         */
+        get: operations["getFleetLatest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/vehicle-trips": {
         parameters: {
             query?: never;
@@ -196,6 +216,26 @@ export interface paths {
         };
         /** Read a command's status */
         get: operations["getVehicleCommand"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vehicle-commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the application's commands
+         * @description The commands this application created, newest first, each as GET /vehicle-command/{command_id} reads it plus its creation time. Pass next_cursor as `before` for older ones. An addition to the interface (docs/commands.md).
+         */
+        get: operations["listVehicleCommands"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1401,6 +1441,69 @@ export interface operations {
             };
         };
     };
+    getFleetLatest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every vehicle of the company, in any status, ordered by VIN */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Vehicle Identification Number */
+                        vin: string;
+                        /**
+                         * @description moving, idle, parked, online, offline or no_data (docs/vehicle-data.md)
+                         * @enum {string}
+                         */
+                        state: "moving" | "idle" | "parked" | "online" | "offline" | "no_data";
+                        record: {
+                            [key: string]: unknown;
+                        } | null;
+                    }[];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     queryVehicleTrips: {
         parameters: {
             query?: never;
@@ -1726,6 +1829,96 @@ export interface operations {
             };
             /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listVehicleCommands: {
+        parameters: {
+            query?: {
+                /** @description Only the commands sent to this VIN */
+                vin?: string;
+                /** @description 1 to 100, default 20 */
+                limit?: string;
+                /** @description A next_cursor of an earlier page: the commands created before it */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        data: {
+                            id: string;
+                            vin: string;
+                            command: string;
+                            /** @description Confirmation, Pending, Success or Error */
+                            status: string;
+                            /** @description As GET /vehicle-command/{command_id} answers it */
+                            detail: unknown;
+                            /** @description YYYY-MM-DD HH:MM:SS at -03:00 */
+                            created: string;
+                            /** @description YYYY-MM-DD HH:MM:SS at -03:00 */
+                            updated: string;
+                        }[];
+                        /** @description Pass as `before` for older commands; null when there are none */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_EVENT_VIN_INVALID`: `vin must be a 17-character VIN.`
+             *     - `TLM_COMMAND_LIMIT_INVALID`: `limit must be an integer from 1 to 100.`
+             *     - `TLM_COMMAND_CURSOR_INVALID`: `Invalid cursor: use a next_cursor of this application's commands.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,6 +34,8 @@ export const ERRORS = [
   {"code":"TLM_COMMAND_ID_MISSING","status":400,"text":"Invalid command ID. Command ID must be a string. At least one command ID is required."},
   {"code":"TLM_COMMAND_NOT_FOUND","status":404,"text":"Command not found."},
   {"code":"TLM_ACCESS_DENIED","status":403,"text":"Access denied."},
+  {"code":"TLM_COMMAND_CURSOR_INVALID","status":400,"text":"Invalid cursor: use a next_cursor of this application's commands."},
+  {"code":"TLM_COMMAND_LIMIT_INVALID","status":400,"text":"limit must be an integer from 1 to 100."},
   {"code":"TLM_TOO_MANY_TRIP_VINS","status":400,"text":"Too many VINs provided. Maximum allowed is 100."},
   {"code":"TLM_INVALID_INGEST_KEY","status":401,"text":"Invalid ingest key."},
   {"code":"TLM_EVENT_CURSOR_INVALID","status":400,"text":"Invalid cursor: use a next_cursor (or an event stream id) given by this service."},
