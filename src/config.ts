@@ -12,6 +12,7 @@ import { isPostgresUrl } from './store/connection.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
 import { allowListOf } from './domain/webhook-url.js';
+import { parseBasemap } from './domain/basemap.js';
 import { parseRoles, type Roles } from './workers/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -101,6 +102,14 @@ export interface ServiceConfig {
   readonly opsHost: string;
   /** /docs and /openapi.json on the API port. */
   readonly docs: boolean;
+  /** The web console at /console. */
+  readonly console: boolean;
+  /** A raster tile URL template (with `|attribution`) under the console's map; undefined: none. */
+  readonly consoleBasemap: string | undefined;
+  /** A console session ends after this long without a request, ms. */
+  readonly consoleSessionIdle: number;
+  /** A console session ends this long after sign-in whatever the activity, ms. */
+  readonly consoleSessionMax: number;
   /** Milliseconds a client may take to send a whole request. */
   readonly requestTimeout: number;
   /** Open connections per client address; 0 for no cap. */
@@ -171,6 +180,10 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, default: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
+  { key: 'console', flag: '--console', env: 'TELEMATICS_CONSOLE', kind: 'boolean', negatable: true, default: true, description: 'Serve the web console at /console (and redirect / there); `--no-console` turns it off' },
+  { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'A raster tile URL template drawn under the console\'s map, e.g. `https://tiles.example/{z}/{x}/{y}.png|© OpenStreetMap contributors` (text after `|` is the attribution)' },
+  { key: 'consoleSessionIdle', flag: '--console-session-idle', env: 'TELEMATICS_CONSOLE_SESSION_IDLE', kind: 'duration', min: 60_000, max: 86_400_000, default: '30m', description: 'A console session ends after this long without a request' },
+  { key: 'consoleSessionMax', flag: '--console-session-max', env: 'TELEMATICS_CONSOLE_SESSION_MAX', kind: 'duration', min: 60_000, max: 30 * 86_400_000, default: '12h', description: 'A console session ends this long after sign-in, whatever the activity' },
   { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, default: true, description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
   { key: 'teltonikaPort', flag: '--teltonika-port', env: 'TELEMATICS_TELTONIKA_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off; 5027 with `--demo`, so `npm start` listens)', description: 'Listen for Teltonika trackers on this TCP and UDP port (Codec 8, 8 Extended, 16; Codec 12 commands); see "Trackers"' },
   { key: 'teltonikaTlsPort', flag: '--teltonika-tls-port', env: 'TELEMATICS_TELTONIKA_TLS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off)', description: 'Also listen for Teltonika trackers over TLS on this port (needs `--teltonika-tls-cert` and `--teltonika-tls-key`)' },
@@ -344,6 +357,9 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if (values.keysFile === undefined && embedded && database !== ':memory:') values.keysFile = defaultKeysFile(database);
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
+  }
+  if (typeof values.consoleBasemap === 'string' && parseBasemap(values.consoleBasemap) === undefined) {
+    problems.push(`${sources.consoleBasemap} must be an http(s) URL template with {z}, {x} and {y}, optionally followed by |attribution`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values as unknown as ServiceConfig);

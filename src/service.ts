@@ -10,6 +10,7 @@ import type { ServiceConfig } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { isLoopbackHost } from './domain/dial-policy.js';
 import { buildApp } from './http/build-app.js';
+import { parseBasemap } from './domain/basemap.js';
 import { buildOpsApp } from './http/build-ops-app.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { createLogger } from './logger.js';
@@ -133,7 +134,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {
       const envFile = demoEnvFile(config.database);
-      const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, '') };
+      const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, ''), console: config.console };
       if (envFile) writeDemoEnv(envFile, demo, url, keyring, trackers);
       print(demoBanner(demo, url, envFile, trackers));
     }
@@ -224,5 +225,11 @@ function buildApiApp(
     metrics,
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,
+    console: config.console
+      ? {
+        sessions: { idleMs: config.consoleSessionIdle, maxMs: config.consoleSessionMax },
+        basemap: config.consoleBasemap === undefined ? null : parseBasemap(config.consoleBasemap) ?? null,
+      }
+      : undefined,
   });
 }

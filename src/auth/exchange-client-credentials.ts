@@ -5,7 +5,7 @@
 import { errors, ServiceError } from '../domain/errors.js';
 import { IDENTIFIER_PATTERN } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
-import { findApplicationByClientId, refreshClientSecretHash } from '../store/applications-queries.js';
+import { findApplicationByClientId, refreshClientSecretHash, type ApplicationRow } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashNeedsRefresh, hashSecret, verifySecret } from '../security/secret-hash.js';
 import { issueAccessToken, type TokenSettings } from '../security/access-tokens.js';
@@ -15,9 +15,11 @@ export interface IssuedToken {
   readonly expiration: number;
 }
 
-export async function exchangeClientCredentials(
-  db: Db, keyring: Keyring, settings: TokenSettings, clientId: string, clientSecret: string, now: number,
-): Promise<IssuedToken> {
+/**
+ * The application the credentials belong to, if they are right and it is enabled; throws the
+ * interface's `Invalid client credentials.` otherwise (the three cases are indistinguishable).
+ */
+export async function verifyClientCredentials(db: Db, keyring: Keyring, clientId: string, clientSecret: string): Promise<ApplicationRow> {
   // A client id that cannot exist (wrong shape, NUL bytes…) is refused like an unknown one,
   // without reaching the database.
   const app = IDENTIFIER_PATTERN.test(clientId) ? await findApplicationByClientId(db, clientId) : undefined;
@@ -27,6 +29,13 @@ export async function exchangeClientCredentials(
   if (hashNeedsRefresh(app.client_secret_hash, keyring.master)) {
     await refreshClientSecretHash(db, app.id, app.client_secret_hash, hashSecret(clientSecret, keyring.master));
   }
+  return app;
+}
+
+export async function exchangeClientCredentials(
+  db: Db, keyring: Keyring, settings: TokenSettings, clientId: string, clientSecret: string, now: number,
+): Promise<IssuedToken> {
+  const app = await verifyClientCredentials(db, keyring, clientId, clientSecret);
   const token = await issueAccessToken(
     { clientId: app.client_id, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: app.token_lifetime },
     now, keyring.jwt, settings,

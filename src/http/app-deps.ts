@@ -10,6 +10,7 @@ import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
 import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
 import type { StateSettings } from '../domain/vehicle-state.js';
+import type { ConsoleSettings } from '../console/console-settings.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -46,6 +47,8 @@ export interface AppDeps {
   readonly eventStreams?: Partial<EventStreamSettings>;
   /** How GET /vehicle-data/latest names a vehicle's state; 15 min offline and 3 km/h moving when absent. */
   readonly vehicleStates?: StateSettings;
+  /** The web console at /console (and / redirecting there); not served when absent. */
+  readonly console?: ConsoleSettings;
   /** /webhook-endpoints; not served when absent. */
   readonly webhooks?: WebhookDeps;
 }

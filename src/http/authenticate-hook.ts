@@ -30,6 +30,11 @@ export function authenticateHook(deps: AppDeps): onRequestAsyncHookHandler {
   };
 }
 
+/** For another way in (the console's session): the caller the routes behind it will see. */
+export function setPrincipal(request: FastifyRequest, principal: Principal): void {
+  (request as WithPrincipal)[PRINCIPAL] = principal;
+}
+
 /** The authenticated caller of a route behind `authenticateHook`. */
 export function principalOf(request: FastifyRequest): Principal {
   const principal = (request as WithPrincipal)[PRINCIPAL];

@@ -20,6 +20,7 @@ import { capConnectionsPerAddress } from './connection-cap.js';
 import { IngestSummary } from './ingest-summary.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
 import { ErrorBody, Vehicle } from '@telematics/contract';
+import { consolePlugin } from '../console/console-plugin.js';
 
 /** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -107,5 +108,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(eventStreamRoute(deps));
     if (deps.webhooks) await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
   });
+  if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
   return app;
 }

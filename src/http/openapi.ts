@@ -26,6 +26,8 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
   return openapiObject;
 };
 
+const CONSOLE_ERRORS = ['consoleCrossSite', 'consoleSignInFieldsMissing'] as const;
+
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // The shapes routes are documented with (schemas.ts documentedAs), as named components.
   for (const shape of TYPED_SHAPES) app.addSchema(shape);
@@ -40,7 +42,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: '0.1.0',
         description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error '
           + '(each operation lists its own with their stable codes). Before any route, a request may also be answered:\n'
-          + CONNECTION_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n'),
+          + CONNECTION_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n')
+          + '\n\nThe web console\'s own routes (`/console/*`, docs/console.md) are not part of this interface and not listed here; besides the errors above they answer:\n'
+          + CONSOLE_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n'),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       // Relative: wherever this document is served from (each deployment has its own address).

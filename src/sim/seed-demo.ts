@@ -34,6 +34,8 @@ export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<D
 export interface DemoTrackerPorts {
   readonly teltonikaPort?: number | undefined;
   readonly osmandUrl?: string | undefined;
+  /** Whether the web console is served (`--no-console` turns it off). */
+  readonly console?: boolean | undefined;
 }
 
 export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: string, trackers: DemoTrackerPorts = {}): string {
@@ -48,6 +50,10 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
     ...outcome.applications.map((a) =>
       `  ${a.companyName} (${a.companyId})\n    client_id=${a.clientId}\n    client_secret=${a.clientSecret}\n    sign_secret=${a.signSecret}`),
     ...(envFile === undefined ? [] : [`The same, with the base URL and an ingest key, as shell variables: . ${envFile}`]),
+    ...(trackers.console ? [
+      '',
+      `Web console: ${baseUrl}/console/  (sign in with client_id ${first!.clientId} and its client_secret above)`,
+    ] : []),
     '',
     'Try it:',
     `  TOKEN=$(curl -s -X POST ${baseUrl}/token -H 'Accept: application/json' -d client_id=${first!.clientId} -d client_secret=${first!.clientSecret} | sed -E 's/.*"token":"([^"]+)".*/\\1/')`,

@@ -277,6 +277,18 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** A console sign-in (migration 0016): the browser holds the id, the table only its SHA-256. */
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  application_id: string;
+  /** The application's credentials_version at sign-in: a rotation since ends the session. */
+  credentials_version: number;
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end, whatever the activity. */
+  expires_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -295,4 +307,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  console_sessions: ConsoleSessionsTable;
 }

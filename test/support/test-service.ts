@@ -104,7 +104,7 @@ export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
-  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'eventStreams'>>;
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'eventStreams' | 'console'>>;
   /** Start the tracker gateway too; the numbers override its defaults. */
   /** Webhooks: allowed networks (loopback when absent), a resolver (DNS rebinding tests), settings. */
   readonly webhooks?: { readonly allowCidrs?: readonly string[]; readonly lookup?: LookupFunction; readonly settings?: Partial<WebhookSettings> };
@@ -179,7 +179,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const response = await fetch(`${url}${path}`, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     let parsed: unknown;
     try {

@@ -91,6 +91,10 @@ export const errors = Object.freeze({
   webhookEndpointDisabledByOperator: entry('TLM_WEBHOOK_ENDPOINT_DISABLED_BY_OPERATOR', 409, 'The webhook endpoint was disabled by the operator: ask them to enable it.'),
   webhookSinceInvalid: entry('TLM_WEBHOOK_SINCE_INVALID', 400, 'since must be a date within the event retention: {formats}.'),
 
+  // The web console (/console/session, /console/api/*)
+  consoleCrossSite: entry('TLM_CONSOLE_CROSS_SITE', 403, 'Cross-site request refused: send it from the console.'),
+  consoleSignInFieldsMissing: entry('TLM_CONSOLE_SIGN_IN_FIELDS_MISSING', 400, 'client_id and client_secret are required.'),
+
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
   malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),

@@ -15,6 +15,7 @@ import { webhooksMigration } from './0012-webhooks.js';
 import { webhookStreamsMigration } from './0013-webhook-streams.js';
 import { webhookAttemptPositionsMigration } from './0014-webhook-attempt-positions.js';
 import { commandHistoryMigration } from './0015-command-history.js';
+import { consoleSessionsMigration } from './0016-console-sessions.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -37,6 +38,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0013-webhook-streams': webhookStreamsMigration,
     '0014-webhook-attempt-positions': webhookAttemptPositionsMigration,
     '0015-command-history': commandHistoryMigration,
+    '0016-console-sessions': consoleSessionsMigration,
   });
 }
 

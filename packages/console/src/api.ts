@@ -1,0 +1,34 @@
+/**
+ * The console's calls: same origin, the session cookie sent by the browser, a custom header that
+ * a cross-site form cannot add (the service refuses state changes without it), JSON both ways.
+ */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly detail: string) {
+    super(detail);
+  }
+}
+
+type Listener = () => void;
+const signedOutListeners = new Set<Listener>();
+
+/** Called when any call finds the session gone (expired, signed out elsewhere, application disabled). */
+export function onSignedOut(listener: Listener): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'x-telematics-console': '1', accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const data: unknown = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    const detail = typeof (data as { detail?: unknown } | null)?.detail === 'string' ? (data as { detail: string }).detail : response.statusText;
+    if (response.status === 401 && path !== '/console/session') for (const listener of signedOutListeners) listener();
+    throw new ApiError(response.status, detail);
+  }
+  return data as T;
+}
+
+/** The public interface's routes, answered on the console session (same paths under /console/api). */
+export const apiCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => call<T>(method, `/console/api${path}`, body);

@@ -1,0 +1,45 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { call, onSignedOut } from './api.js';
+import { I18n, initialLocale, rememberLocale, translator, type Locale } from './i18n/i18n.js';
+import { Layout } from './parts/layout.js';
+import { SignIn } from './screens/sign-in.js';
+import { FleetScreen } from './screens/fleet.js';
+import { VehicleScreen } from './screens/vehicle.js';
+import { TripsScreen } from './screens/trips.js';
+import { CommandsScreen } from './screens/commands.js';
+import type { Session } from './types.js';
+
+export function App() {
+  const [locale, setLocale] = useState<Locale>(initialLocale);
+  const i18n = useMemo(() => translator(locale), [locale]);
+  // undefined: not known yet; null: signed out.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
+
+  useEffect(() => { rememberLocale(locale); }, [locale]);
+  useEffect(() => {
+    call<Session>('GET', '/console/session').then(setSession, () => setSession(null));
+    return onSignedOut(() => { setSession(null); setEnded(true); });
+  }, []);
+
+  let content;
+  if (session === undefined) content = <p class="loading">{i18n.t('loading')}</p>;
+  else if (session === null) content = <SignIn ended={ended} onSignedIn={(s) => { setEnded(false); setSession(s); }} locale={locale} onLocale={setLocale} />;
+  else {
+    content = (
+      <LocationProvider scope="/console">
+        <Layout session={session} locale={locale} onLocale={setLocale} onSignedOut={() => setSession(null)}>
+          <Router>
+            <Route path="/console/" component={() => <FleetScreen session={session} />} />
+            <Route path="/console/vehicles/:vin" component={({ vin }: { vin: string }) => <VehicleScreen vin={vin} session={session} />} />
+            <Route path="/console/vehicles/:vin/trips" component={({ vin }: { vin: string }) => <TripsScreen vin={vin} session={session} />} />
+            <Route path="/console/commands" component={() => <CommandsScreen />} />
+            <Route default component={() => <FleetScreen session={session} />} />
+          </Router>
+        </Layout>
+      </LocationProvider>
+    );
+  }
+  return <I18n.Provider value={i18n}>{content}</I18n.Provider>;
+}

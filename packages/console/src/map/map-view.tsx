@@ -1,0 +1,51 @@
+/**
+ * One MapLibre map in a box, with its states exposed as attributes (`data-map-state`: loading,
+ * idle, unavailable) so tests and screens can wait for it instead of sleeping. Without WebGL2 the
+ * box says so and the screen's tables carry the data.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Map as MapLibreMap, setWorkerUrl } from 'maplibre-gl';
+import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
+import 'maplibre-gl/dist/maplibre-gl.css';
+import { useI18n } from '../i18n/i18n.js';
+import type { Basemap } from '../types.js';
+import { baseStyle } from './base-style.js';
+
+setWorkerUrl(workerUrl);
+
+export function MapView(props: { basemap: Basemap | null; label: string; onMap(map: MapLibreMap): void | (() => void) }) {
+  const { t } = useI18n();
+  const box = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<'loading' | 'idle' | 'unavailable'>('loading');
+  const [tilesFailed, setTilesFailed] = useState(false);
+  useEffect(() => {
+    let map: MapLibreMap;
+    try {
+      map = new MapLibreMap({
+        container: box.current!, style: baseStyle(props.basemap), center: [-46.63, -23.55], zoom: 9,
+        attributionControl: { compact: true }, fadeDuration: 0,
+      });
+    } catch (error) {
+      console.info('map unavailable', error);
+      setState('unavailable');
+      return undefined;
+    }
+    // A failed tile is one error per tile: shown once as a notice, not as console noise.
+    map.on('error', (event) => {
+      if ((event as { sourceId?: string }).sourceId === 'basemap') setTilesFailed(true);
+      else console.warn('map error', event.error?.message);
+    });
+    map.on('idle', () => setState('idle'));
+    map.on('dataloading', () => setState('loading'));
+    const cleanup = props.onMap(map);
+    return () => { cleanup?.(); map.remove(); };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return (
+    <div class="map-view">
+      {state === 'unavailable' ? <p class="notice" role="note">{t('mapUnavailable')}</p> : null}
+      {tilesFailed ? <p class="notice" role="note">{t('mapTilesFailed')}</p> : null}
+      <div ref={box} class="map-box" data-map-state={state} role="img" aria-label={props.label} hidden={state === 'unavailable'} />
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import type { ComponentChildren } from 'preact';
+import { useLocation } from 'preact-iso';
+import { call } from '../api.js';
+import { useI18n, type Locale } from '../i18n/i18n.js';
+import type { Session } from '../types.js';
+import { LanguageSwitch } from './language-switch.js';
+
+export function Layout(props: { session: Session; locale: Locale; onLocale(l: Locale): void; onSignedOut(): void; children: ComponentChildren }) {
+  const { t } = useI18n();
+  const { path } = useLocation();
+  const signOut = async () => {
+    await call('DELETE', '/console/session').catch(() => undefined);
+    props.onSignedOut();
+  };
+  const current = (href: string, exact = false) => ((exact ? path === href : path.startsWith(href)) ? 'page' : undefined);
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href="/console/">{t('appName')}</a>
+        <nav aria-label={t('appName')}>
+          <a href="/console/" aria-current={current('/console/', true)}>{t('fleet')}</a>
+          <a href="/console/commands" aria-current={current('/console/commands')}>{t('commands')}</a>
+        </nav>
+        <span class="who">{t('signedInAs', { client: props.session.client_id, company: props.session.company })}</span>
+        <LanguageSwitch locale={props.locale} onLocale={props.onLocale} />
+        <button type="button" onClick={signOut}>{t('signOut')}</button>
+      </header>
+      <main id="main">{props.children}</main>
+      <footer class="bottom"><a href="/docs">{t('apiDocs')}</a></footer>
+    </>
+  );
+}

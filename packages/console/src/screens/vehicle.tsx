@@ -1,0 +1,144 @@
+import { useMemo, useState } from 'preact/hooks';
+import { apiCall, ApiError } from '../api.js';
+import { useI18n, type Translator } from '../i18n/i18n.js';
+import { Problem } from '../parts/problem.js';
+import { useLoad } from '../parts/use-load.js';
+import { useModule } from '../parts/use-module.js';
+import type { DataRecord, Session, VehicleLatest } from '../types.js';
+import type { ChartSeries } from '../charts/series-charts.js';
+
+const HOUR = 3_600_000;
+const CHART_FIELDS = ['speed', 'fuel_level', 'lv_battery_voltage', 'left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure'];
+const TYRE_LABELS: Record<string, string> = { left_front_tire_pressure: 'LF', right_front_tire_pressure: 'RF', left_rear_tire_pressure: 'LR', right_rear_tire_pressure: 'RR' };
+const TYRE_COLOURS = ['#1f5fa8', '#b35c00', '#1b7f3b', '#5b3fa0'];
+
+/** "YYYY-MM-DDTHH:MM" at -03:00 for a datetime-local input and the service's date formats. */
+function serviceLocalInput(epochMs: number): string {
+  return new Date(epochMs - 3 * HOUR).toISOString().slice(0, 16);
+}
+
+export function VehicleScreen({ vin, session }: { vin: string; session: Session }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  const latest = useLoad(async () => (await apiCall<VehicleLatest[]>('GET', '/vehicle-data/latest')).find((v) => v.vin === vin), [vin]);
+  const [window, setWindow] = useState(() => ({ start: serviceLocalInput(Date.now() - 24 * HOUR), hours: 24 }));
+  const readable = latest.data?.record ? Object.keys(latest.data.record) : [];
+  const fields = ['date_time', 'latitude', 'longitude', ...CHART_FIELDS].filter((f) => readable.includes(f));
+  const data = useLoad(async () => {
+    if (!fields.includes('date_time')) return undefined;
+    const start = Date.parse(`${window.start}:00-03:00`);
+    const end = Math.min(start + window.hours * HOUR, Date.now());
+    try {
+      const body = await apiCall<Record<string, DataRecord[]>>('POST', '/vehicle-data', {
+        vins: [vin], datapoints: fields, start_date: `${window.start}:00`, end_date: `${serviceLocalInput(end)}:00`,
+      });
+      return body[vin] ?? [];
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && error.detail.startsWith('No data')) return [];
+      throw error;
+    }
+  }, [vin, window, fields.join()]);
+  const Charts = useModule(() => import('../charts/series-charts.js'));
+  const Track = useModule(() => import('../map/track-map.js'));
+  const [cursor, setCursor] = useState<number | undefined>();
+
+  const columns = useMemo(() => toColumns(data.data ?? [], fields, t), [data.data]);
+  if (latest.error) return <Problem error={latest.error} onRetry={latest.reload} />;
+  if (latest.loading && !latest.data) return <p class="loading">{t('loading')}</p>;
+  const record = latest.data?.record ?? null;
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setWindow({ start: String(form.get('start')), hours: Number(form.get('hours')) });
+  };
+  const now = Date.now();
+  return (
+    <section class="vehicle" data-ready={data.loading ? undefined : 'true'} aria-labelledby="vehicle-title">
+      <h1 id="vehicle-title">{t('vehicle')} {vin}</h1>
+      <p><a href={`/console/vehicles/${vin}/trips`}>{t('trips')}</a> · <a href={`/console/commands?vin=${vin}`}>{t('commands')}</a></p>
+      <LatestValues record={record} state={latest.data?.state} i18n={i18n} />
+      <form class="window" onSubmit={submit} aria-describedby="window-help">
+        <fieldset>
+          <legend>{t('window')}</legend>
+          <label>{t('windowStart')}<input type="datetime-local" name="start" value={window.start} min={serviceLocalInput(now - 7 * 24 * HOUR)} max={serviceLocalInput(now)} required /></label>
+          <label>{t('windowLength')}
+            <select name="hours" value={String(window.hours)}>{[1, 6, 12, 24].map((h) => <option value={h} key={h}>{t('hours', { n: h })}</option>)}</select>
+          </label>
+          <button type="submit">{t('show')}</button>
+          <p id="window-help" class="muted">{t('windowHelp')}</p>
+        </fieldset>
+      </form>
+      {data.error ? <Problem error={data.error} onRetry={data.reload} /> : null}
+      {data.data && data.data.length === 0 ? <p role="status">{t('noData')}</p> : null}
+      {columns && columns.times.length > 0 ? (
+        <div class="split">
+          <div aria-label={t('charts')} role="region">
+            {Charts ? <Charts.SeriesCharts times={columns.times} charts={columns.charts} onCursor={setCursor} /> : <p class="loading">{t('loading')}</p>}
+            {cursor !== undefined && data.data?.[cursor] ? (
+              <p role="status" class="muted">{t('cursorAt', { time: i18n.time(String(data.data[cursor]!.date_time)), speed: formatValue(data.data[cursor]!.speed, 'km/h', i18n) })}</p>
+            ) : null}
+          </div>
+          <div class="map-pane">
+            {Track ? <Track.TrackMap points={columns.points} cursor={cursor === undefined ? undefined : columns.pointIndex[cursor]} basemap={session.basemap} label={t('track')} /> : null}
+          </div>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function formatValue(value: unknown, unit: string, i18n: Translator): string {
+  return typeof value === 'number' ? `${i18n.number(value)} ${unit}` : '—';
+}
+
+const UNITS: Record<string, string> = {
+  speed: 'km/h', latitude: '°', longitude: '°', heading: '°', rpm: 'rpm', odometer: 'km', fuel_level: '%', range: 'km', oil_level: '%',
+  engine_cooling_temperature: '°C', lv_battery_voltage: 'V', hv_battery_voltage: 'V', hv_battery_soc: '%',
+  left_front_tire_pressure: 'kPa', right_front_tire_pressure: 'kPa', left_rear_tire_pressure: 'kPa', right_rear_tire_pressure: 'kPa',
+};
+
+function LatestValues({ record, state, i18n }: { record: DataRecord | null; state: string | undefined; i18n: Translator }) {
+  const { t } = i18n;
+  if (!record) return <p role="status">{t('noRecord')}</p>;
+  const flags = record.flag ?? {};
+  const names = Object.keys(record).filter((n) => !['vin', 'date_time', 'flag'].includes(n));
+  return (
+    <section aria-labelledby="latest-title" class="latest">
+      <h2 id="latest-title">{t('latestValues')}</h2>
+      <p>{state ? <span class={`badge state-${state}`}>{t(`state_${state}` as 'state_moving')}</span> : null} {record.date_time ? t('recordedAt', { time: i18n.time(record.date_time) }) : null}</p>
+      <dl>
+        {names.map((name) => (
+          <div key={name} class={flags[name] ? 'flagged' : undefined}>
+            <dt>{name}</dt>
+            <dd>
+              {typeof record[name] === 'number' ? formatValue(record[name], UNITS[name] ?? '', i18n) : record[name] === null ? '—' : String(record[name])}
+              {flags[name] ? <small> ({t('corrected', { value: JSON.stringify(flags[name]!.value), reason: flags[name]!.flag })})</small> : null}
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function toColumns(rows: readonly DataRecord[], fields: readonly string[], t: Translator['t']) {
+  if (rows.length === 0) return undefined;
+  const times = rows.map((r) => Date.parse(`${String(r.date_time).replace(' ', 'T')}-03:00`) / 1000);
+  const column = (name: string) => rows.map((r) => (typeof r[name] === 'number' ? (r[name] as number) : null));
+  // A datapoint the vehicle never sends (fuel of an electric car) draws no empty chart.
+  const has = (name: string) => fields.includes(name) && rows.some((r) => typeof r[name] === 'number');
+  const charts: ChartSeries[] = [];
+  if (has('speed')) charts.push({ label: t('speed'), unit: 'km/h', columns: [{ label: t('speed'), values: column('speed'), colour: '#1f5fa8' }] });
+  if (has('fuel_level')) charts.push({ label: t('fuel'), unit: '%', columns: [{ label: t('fuel'), values: column('fuel_level'), colour: '#b35c00' }] });
+  if (has('lv_battery_voltage')) charts.push({ label: t('battery'), unit: 'V', columns: [{ label: t('battery'), values: column('lv_battery_voltage'), colour: '#1b7f3b' }] });
+  const tyres = Object.keys(TYRE_LABELS).filter(has);
+  if (tyres.length > 0) charts.push({ label: t('tyres'), unit: 'kPa', columns: tyres.map((f, i) => ({ label: TYRE_LABELS[f]!, values: column(f), colour: TYRE_COLOURS[i]! })) });
+  // The track skips records without a fix; pointIndex maps a record to its point (or the last before it).
+  const points: [number, number][] = [];
+  const pointIndex: number[] = [];
+  for (const r of rows) {
+    if (typeof r.latitude === 'number' && typeof r.longitude === 'number') points.push([r.longitude, r.latitude]);
+    pointIndex.push(Math.max(0, points.length - 1));
+  }
+  return { times, charts, points, pointIndex };
+}

@@ -1,0 +1,53 @@
+/** The shapes the console reads; the service's OpenAPI document and docs define them. */
+import type { VehicleState } from '@telematics/contract';
+
+export type { VehicleState };
+
+export interface Session {
+  readonly client_id: string;
+  readonly application: string;
+  readonly company: string;
+  readonly expires: string;
+  readonly basemap: Basemap | null;
+}
+
+export type Basemap = { readonly kind: 'raster'; readonly tiles: string; readonly attribution: string } | { readonly kind: 'style'; readonly url: string };
+
+export interface Vehicle {
+  readonly vin: string;
+  readonly plate: string;
+  readonly oem: string;
+  readonly model: string;
+  readonly year: number;
+  readonly status: string;
+}
+
+export type DataRecord = Readonly<Record<string, unknown>> & { readonly date_time?: string; readonly flag?: Readonly<Record<string, { value: unknown; flag: string }>> };
+
+export interface VehicleLatest {
+  readonly vin: string;
+  readonly state: VehicleState;
+  readonly record: DataRecord | null;
+}
+
+export interface Trip {
+  readonly start_date_time: string;
+  readonly end_date_time: string;
+  readonly duration: string;
+  readonly distance: number | null;
+  readonly avg_speed: number | null;
+  readonly max_speed: number | null;
+  readonly avg_fuel_consumption: number | null;
+}
+
+export interface CommandItem {
+  readonly id: string;
+  readonly vin: string;
+  readonly command: string;
+  readonly status: 'Confirmation' | 'Pending' | 'Success' | 'Error';
+  readonly detail: unknown;
+  readonly created?: string;
+  readonly updated?: string;
+  readonly code?: string;
+  readonly message?: string;
+}

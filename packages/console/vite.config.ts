@@ -1,0 +1,17 @@
+import { defineConfig } from 'vite';
+import preact from '@preact/preset-vite';
+
+// Served by the service at /console/ (src/console/console-plugin.ts): hashed file names are cached
+// for a year, index.html never.
+export default defineConfig({
+  base: '/console/',
+  plugins: [preact()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // The map chunk (MapLibre) is large by nature and loaded only when a map is shown.
+    chunkSizeWarningLimit: 1500,
+    assetsInlineLimit: 0,
+  },
+});

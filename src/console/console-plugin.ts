@@ -1,0 +1,57 @@
+/**
+ * Everything the web console adds to the API port: `/` and `/console` redirect to `/console/`,
+ * the built console, its session (session-routes.ts) and the interface's routes on that session
+ * (console-api.ts), all behind security headers with a strict Content-Security-Policy.
+ */
+import fastifyCookie from '@fastify/cookie';
+import fastifyHelmet from '@fastify/helmet';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppDeps } from '../http/app-deps.js';
+import type { RequestLimits } from '../http/rate-limits.js';
+import { consoleApi, CONSOLE_API_PREFIX } from './console-api.js';
+import { consoleAssets, defaultConsoleDist } from './console-assets.js';
+import type { ConsoleSettings } from './console-settings.js';
+import { sessionRoutes } from './session-routes.js';
+
+/**
+ * helmet's defaults, but: workers from the same origin (MapLibre's), styles inline (MapLibre and
+ * uPlot position elements with style attributes), images from data: and blob:, the basemap's
+ * origin where one is set, and no `upgrade-insecure-requests`, which breaks a plain-HTTP LAN
+ * install by rewriting every asset to https.
+ */
+function contentSecurityPolicy(settings: ConsoleSettings) {
+  const basemap = settings.basemap ? [new URL(settings.basemap.tiles.replace(/\{[zxy]\}/g, '0')).origin] : [];
+  return {
+    useDefaults: false,
+    directives: {
+      'default-src': ["'self'"],
+      'base-uri': ["'self'"],
+      'connect-src': ["'self'", ...basemap],
+      'font-src': ["'self'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'none'"],
+      'img-src': ["'self'", 'data:', 'blob:', ...basemap],
+      'object-src': ["'none'"],
+      'script-src': ["'self'"],
+      'script-src-attr': ["'none'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'worker-src': ["'self'", 'blob:'],
+    },
+  };
+}
+
+export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(fastifyCookie);
+    await app.register(fastifyHelmet, { contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false });
+    const toConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.redirect('/console/', 302);
+    app.get('/', { schema: { hide: true } }, toConsole);
+    app.get('/console', { schema: { hide: true } }, toConsole);
+    await app.register(sessionRoutes(deps, settings, limits));
+    await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
+    await app.register(async (assets) => {
+      assets.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+      await assets.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));
+    });
+  };
+}

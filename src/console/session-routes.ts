@@ -1,0 +1,89 @@
+/**
+ * /console/session: sign in (POST, the application's client id and secret, checked on the server
+ * and never kept), who is signed in (GET), sign out (DELETE). Sign-in is limited per address
+ * before the body is read, and failures per client id, as POST /token is.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { closeConsoleSession, openConsoleSession, resolveConsoleSession } from '../auth/console-sessions.js';
+import { addressKey } from '../domain/client-address.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import { formatIsoLocal } from '../domain/time.js';
+import type { Principal } from '../auth/authenticate-bearer.js';
+import type { AppDeps } from '../http/app-deps.js';
+import type { RequestLimits } from '../http/rate-limits.js';
+import { findApplicationById } from '../store/applications-queries.js';
+import { findCompany } from '../store/registry-queries.js';
+import type { ConsoleSettings } from './console-settings.js';
+import { isCrossSite } from './cross-site-check.js';
+import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';
+
+const SIGN_IN_BODY_LIMIT = 8 * 1024;
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
+
+export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
+  return async (app) => {
+    let warnedPlainHttp = false;
+    const describe = async (principal: Principal, expiresAt: number) => {
+      const [application, company] = await Promise.all([findApplicationById(deps.store.db, principal.applicationId), findCompany(deps.store.db, principal.companyId)]);
+      return {
+        client_id: principal.clientId, application: application?.name ?? '', company: company?.name ?? '',
+        expires: formatIsoLocal(expiresAt), basemap: settings.basemap,
+      };
+    };
+
+    app.post('/console/session', {
+      bodyLimit: SIGN_IN_BODY_LIMIT,
+      schema: { hide: true },
+      onRequest: async (request) => {
+        limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
+        if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
+      },
+    }, async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const clientId = body.client_id;
+      const clientSecret = body.client_secret;
+      if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === '') {
+        throw new ServiceError(errors.consoleSignInFieldsMissing);
+      }
+      let opened;
+      try {
+        opened = await openConsoleSession(deps.store, deps.keyring, clientId, clientSecret, deps.clock.now(), settings.sessions);
+      } catch (error) {
+        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) limits.tokenPerClient.take(clientId, deps.clock.now());
+        throw error;
+      }
+      if (request.protocol !== 'https' && !LOOPBACK.test(request.host) && !warnedPlainHttp) {
+        warnedPlainHttp = true;
+        request.log.warn({ host: request.host }, 'console session over plain HTTP: its cookie cannot be Secure; serve the console over HTTPS');
+      }
+      setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
+      request.log.info({ client_id: opened.principal.clientId }, 'console sign-in');
+      reply.header('cache-control', 'no-store');
+      return describe(opened.principal, Math.min(opened.expiresAt, deps.clock.now() + settings.sessions.idleMs));
+    });
+
+    // Signed out is an answer here, not an error (204): the page asks this first, on every load.
+    app.get('/console/session', { schema: { hide: true } }, async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const id = sessionIdOf(request);
+      const session = id === undefined ? undefined : await resolveConsoleSession(deps.store, id, deps.clock.now(), settings.sessions);
+      if (!session) {
+        if (id !== undefined) clearSessionCookie(request, reply);
+        return reply.code(204).send();
+      }
+      return describe(session.principal, session.expiresAt);
+    });
+
+    app.delete('/console/session', {
+      schema: { hide: true },
+      onRequest: async (request) => {
+        if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
+      },
+    }, async (request, reply) => {
+      const id = sessionIdOf(request);
+      if (id !== undefined) await closeConsoleSession(deps.store, id);
+      clearSessionCookie(request, reply);
+      return reply.code(204).send();
+    });
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Debian's Chromium driven by playwright-core, for the console's end-to-end tests: a page that
+ * records console errors and every request that tries to leave loopback (aborted, so nothing
+ * does), and axe for accessibility.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import axe from 'axe-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where each run's screenshots go; `npm run screenshots` copies them to docs/screenshots. */
+export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(process.cwd(), 'test-results', 'console');
+
+/** Fails (not skips) without a browser: CI installs Debian's chromium (.ci/run). */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-swiftshader', ...extraArgs],
+  });
+}
+
+export interface WatchedPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Console errors and uncaught exceptions. */
+  readonly errors: string[];
+  /** Requests to anywhere but the service (all aborted). */
+  readonly external: string[];
+}
+
+export async function openPage(browser: Browser, base: string, locale: 'en' | 'pt-BR'): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    locale, timezoneId: 'America/Sao_Paulo', viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce',
+  });
+  const errors: string[] = [];
+  const external: string[] = [];
+  const origin = new URL(base).origin;
+  await context.route((url) => url.origin !== origin && url.protocol !== 'data:' && url.protocol !== 'blob:', (route) => {
+    external.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
+  page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
+  return { context, page, errors, external };
+}
+
+/**
+ * axe's violations on the page as it is, the map canvas excluded (a picture, described by its
+ * label). axe-core is evaluated in the page (its Playwright wrapper wants Node 22); evaluation
+ * is not subject to the page's CSP, which rightly refuses an injected inline script.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const run = (globalThis as unknown as { axe: typeof axe }).axe.run;
+    const result = await run({ exclude: [['.map-box']] } as never);
+    // A run that checked nothing would pass anything: count what passed too.
+    if (result.passes.length < 10) return [`axe checked only ${result.passes.length} rules`];
+    return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  });
+  return violations;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
+}

@@ -1,0 +1,189 @@
+/**
+ * The web console end to end: `npm start`'s demo (real service, simulated fleet and automaker) in a
+ * child process, Debian's Chromium through playwright-core. Every screen in both languages with
+ * axe, the ignition two-step from click to Success, a disabled application's session ending on
+ * its next request, the no-WebGL fallback; no console error and no request off loopback, ever.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type DemoProcess } from '../support/demo-process.js';
+import { BIN } from '../support/service-process.js';
+import { accessibilityViolations, launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
+
+const run = promisify(execFile);
+const TEXTS = {
+  en: { signIn: 'Sign in', fleet: 'Fleet', clientId: 'Client id', secret: 'Client secret', commands: 'Commands', trips: 'Trips', ended: 'Your session ended. Sign in again.' },
+  'pt-BR': { signIn: 'Entrar', fleet: 'Frota', clientId: 'Client id', secret: 'Client secret', commands: 'Comandos', trips: 'Viagens', ended: 'Sua sessão terminou. Entre novamente.' },
+} as const;
+
+describe('web console in Chromium', () => {
+  let folder: string;
+  let demo: DemoProcess;
+  let browser: Browser;
+  let base: string;
+  const opened: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+    [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1d' }), launchChromium()]);
+    base = demo.values.BASE!;
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    for (const watched of opened.splice(0)) {
+      expect(watched.errors).toEqual([]);
+      expect(watched.external).toEqual([]);
+      await watched.context.close();
+    }
+  });
+
+  async function open(locale: 'en' | 'pt-BR', on: Browser = browser): Promise<Page> {
+    const watched = await openPage(on, base, locale);
+    opened.push(watched);
+    return watched.page;
+  }
+
+  async function signIn(page: Page, locale: 'en' | 'pt-BR', secret = demo.values.CLIENT_SECRET!): Promise<void> {
+    const t = TEXTS[locale];
+    await page.goto(`${base}/`);
+    await page.getByLabel(t.clientId).fill(demo.values.CLIENT_ID!);
+    await page.getByLabel(t.secret).fill(secret);
+    await page.getByRole('button', { name: t.signIn }).click();
+    await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
+  }
+
+  /** A 401 the test caused on purpose is logged by Chromium as a failed resource: not a defect. */
+  function expectUnauthorized(page: Page): void {
+    const watched = opened.find((w) => w.page === page)!;
+    const unauthorized = watched.errors.filter((e) => e.includes('status of 401'));
+    expect(unauthorized.length).toBeGreaterThan(0);
+    watched.errors.splice(0, watched.errors.length, ...watched.errors.filter((e) => !e.includes('status of 401')));
+  }
+
+  const ready = (page: Page) => page.locator('main [data-ready="true"]').first().waitFor();
+
+  for (const locale of ['en', 'pt-BR'] as const) {
+    it(`when a user signs in (${locale}), then fleet, vehicle, trips and commands screens work, in that language, without accessibility violations`, async () => {
+      const t = TEXTS[locale];
+      const page = await open(locale);
+      await page.goto(`${base}/`);
+      await page.getByRole('button', { name: t.signIn }).waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, `sign-in-${locale}`);
+      await signIn(page, locale);
+
+      // Fleet: counters, a row per vehicle, the map idle with a point per positioned vehicle.
+      await ready(page);
+      const rows = page.locator('table tbody tr');
+      expect(await rows.count()).toBeGreaterThan(3);
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, `fleet-${locale}`);
+
+      // Vehicle: the first row (most recently seen) opens with its latest values and charts.
+      const vin = await rows.first().getAttribute('data-vin');
+      await page.getByRole('link', { name: vin! }).click();
+      await page.locator('.charts canvas').first().waitFor({ timeout: 20_000 });
+      expect(Number(await page.locator('.charts').getAttribute('data-points'))).toBeGreaterThan(100);
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, `vehicle-${locale}`);
+
+      // Trips: a trip of the day opens its route with a scrubber.
+      await page.getByRole('link', { name: t.trips, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: new RegExp(t.trips) }).waitFor();
+      const openTrip = page.locator('table tbody tr button').first();
+      await openTrip.waitFor();
+      await openTrip.click();
+      await page.getByRole('slider').waitFor();
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, `trips-${locale}`);
+
+      await page.getByRole('navigation').getByRole('link', { name: t.commands }).click();
+      await page.getByRole('heading', { level: 1, name: t.commands }).waitFor();
+      await ready(page);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, `commands-${locale}`);
+    }, 90_000);
+  }
+
+  it('when ignition is enabled from the console, then the Portuguese alert and code are shown, and after an explicit confirm the status goes Pending to Success', async () => {
+    const page = await open('en');
+    await signIn(page, 'en');
+    await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
+    await ready(page);
+    await page.getByRole('button', { name: 'Enable ignition' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.waitFor();
+    expect(await dialog.locator('blockquote[lang="pt-BR"]').innerText()).toMatch(/\S/);
+    expect(await dialog.locator('output.code').innerText()).toMatch(/^\d{6}$/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'commands-confirmation-en');
+    await dialog.getByRole('button', { name: 'Confirm and send' }).click();
+    const status = page.locator('.current [data-status]');
+    await status.waitFor();
+    expect(['Pending', 'Success']).toContain(await status.getAttribute('data-status'));
+    await page.locator('.current [data-status="Success"]').waitFor({ timeout: 30_000 });
+    // The history lists the confirmation and the command that ran.
+    await page.getByRole('cell', { name: 'Success' }).first().waitFor();
+  }, 60_000);
+
+  it('when the operator disables the application, then its console session stops working on the next request', async () => {
+    const page = await open('en');
+    await signIn(page, 'en');
+    await ready(page);
+    const db = join(folder, 'data', 'telematics.db');
+    await run(process.execPath, [BIN, 'admin', 'app', 'disable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
+    try {
+      await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
+      await page.getByText(TEXTS.en.ended).waitFor({ timeout: 10_000 });
+      // And the old cookie does not come back to life: the session row is gone.
+      await page.reload();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expectUnauthorized(page);
+    } finally {
+      await run(process.execPath, [BIN, 'admin', 'app', 'enable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
+    }
+  }, 30_000);
+
+  it('when the secret is wrong, then the sign-in says so and no session starts', async () => {
+    const page = await open('pt-BR');
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
+    await page.getByLabel('Client secret').fill('wrong');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('alert').getByText('Invalid client credentials.').waitFor();
+    expect((await page.context().cookies()).length).toBe(0);
+    expectUnauthorized(page);
+  });
+
+  it('when the browser has no WebGL, then the fleet screen says the map is unavailable and the table still shows the fleet', async () => {
+    const noGpu = await launchChromium(['--disable-software-rasterizer']);
+    try {
+      const page = await open('en', noGpu);
+      await signIn(page, 'en');
+      await page.locator('.map-box[data-map-state="unavailable"]').waitFor({ state: 'attached', timeout: 20_000 });
+      await page.getByRole('note').getByText('The map needs WebGL').waitFor();
+      expect(await page.locator('table tbody tr').count()).toBeGreaterThan(3);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await screenshot(page, 'fleet-no-webgl-en');
+      for (const watched of opened.splice(0)) {
+        expect(watched.errors).toEqual([]);
+        expect(watched.external).toEqual([]);
+        await watched.context.close();
+      }
+    } finally {
+      await noGpu.close();
+    }
+  }, 40_000);
+});
