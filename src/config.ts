@@ -7,7 +7,8 @@
  * Each default is written once, in SETTINGS, as an operator would write the value (`'5m'`, `120`
  * seconds, `'20/1m'`): it goes through the same parser as a flag, and the docs show it as written.
  */
-import { dirname, join, basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, basename, resolve } from 'node:path';
 import { isPostgresUrl } from './store/connection.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
@@ -181,7 +182,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
   { key: 'console', flag: '--console', env: 'TELEMATICS_CONSOLE', kind: 'boolean', negatable: true, default: true, description: 'Serve the web console at /console (and redirect / there); `--no-console` turns it off' },
-  { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'A raster tile URL template drawn under the console\'s map, e.g. `https://tiles.example/{z}/{x}/{y}.png|© OpenStreetMap contributors` (text after `|` is the attribution)' },
+  { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'The console map\'s basemap: a raster tile URL template (`https://tiles.example/{z}/{x}/{y}.png`), a local `.pmtiles` file the service serves to the console, or the http(s) URL of a MapLibre style; text after `|` is the attribution (docs/console.md)' },
   { key: 'consoleSessionIdle', flag: '--console-session-idle', env: 'TELEMATICS_CONSOLE_SESSION_IDLE', kind: 'duration', min: 60_000, max: 86_400_000, default: '30m', description: 'A console session ends after this long without a request' },
   { key: 'consoleSessionMax', flag: '--console-session-max', env: 'TELEMATICS_CONSOLE_SESSION_MAX', kind: 'duration', min: 60_000, max: 30 * 86_400_000, default: '12h', description: 'A console session ends this long after sign-in, whatever the activity' },
   { key: 'docs', flag: '--docs', env: 'TELEMATICS_DOCS', kind: 'boolean', negatable: true, default: true, description: 'Serve /docs and /openapi.json (the public interface, nothing more) on the API port; `--no-docs` turns them off' },
@@ -358,8 +359,13 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
   }
-  if (typeof values.consoleBasemap === 'string' && parseBasemap(values.consoleBasemap) === undefined) {
-    problems.push(`${sources.consoleBasemap} must be an http(s) URL template with {z}, {x} and {y}, optionally followed by |attribution`);
+  if (typeof values.consoleBasemap === 'string') {
+    const basemap = parseBasemap(values.consoleBasemap);
+    if (basemap === undefined) {
+      problems.push(`${sources.consoleBasemap} must be a raster tile URL template with {z}, {x} and {y}, a .pmtiles file, or the http(s) URL of a style, optionally followed by |attribution`);
+    } else if (basemap.kind === 'pmtiles' && !existsSync(basemap.file)) {
+      problems.push(`${sources.consoleBasemap}: no file at ${resolve(basemap.file)}`);
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values as unknown as ServiceConfig);

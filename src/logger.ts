@@ -8,6 +8,7 @@ import type { LogLevel } from './config.js';
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization', 'req.headers["x-signature"]', 'headers.authorization', 'headers["x-signature"]',
+  'req.headers.cookie', 'headers.cookie', 'res.headers["set-cookie"]', 'headers["set-cookie"]',
   '*.client_secret', '*.sign_secret', '*.password', '*.token', '*.ingest_key', 'client_secret', 'sign_secret', 'password', 'token',
 ];
 

@@ -4,13 +4,14 @@
  * the background workers, plus the operations listener when `--ops-port` is set. Only this file
  * and the CLI wire concrete parts.
  */
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { isLoopbackHost } from './domain/dial-policy.js';
 import { buildApp } from './http/build-app.js';
-import { parseBasemap } from './domain/basemap.js';
+import { parseBasemap, type Basemap } from './domain/basemap.js';
 import { buildOpsApp } from './http/build-ops-app.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { createLogger } from './logger.js';
@@ -228,8 +229,15 @@ function buildApiApp(
     console: config.console
       ? {
         sessions: { idleMs: config.consoleSessionIdle, maxMs: config.consoleSessionMax },
-        basemap: config.consoleBasemap === undefined ? null : parseBasemap(config.consoleBasemap) ?? null,
+        basemap: consoleBasemapOf(config),
       }
       : undefined,
   });
+}
+
+/** The console's basemap setting, a `.pmtiles` path resolved against the working directory. */
+function consoleBasemapOf(config: ServiceConfig): Basemap | null {
+  const basemap = config.consoleBasemap === undefined ? undefined : parseBasemap(config.consoleBasemap);
+  if (basemap === undefined) return null;
+  return basemap.kind === 'pmtiles' ? { ...basemap, file: resolve(basemap.file) } : basemap;
 }

@@ -1,11 +1,17 @@
 /**
  * Console sessions (backend-for-frontend): the browser exchanges the application's credentials
- * once, on the server, for an opaque 256-bit id in an HttpOnly cookie; it never holds a secret or
- * a token. A session ends at sign-out, after `idleMs` without a request, at `maxMs` after sign-in
- * whatever the activity, and at once when the application is disabled, deleted or its secrets
+ * once, on the server, for an opaque 256-bit id in an HttpOnly cookie; it never holds a token. A
+ * session ends at sign-out, after `idleMs` without a request, at `maxMs` after sign-in whatever
+ * the activity, and at once when the application is disabled, deleted or its credentials
  * rotated (checked on every request, as bearer tokens are).
+ *
+ * Sending commands needs what an application needs: the sign-secret too. A sign-in that proves it
+ * keeps its SHA-256 (`sign_proof`); the service then signs that session's commands with the
+ * application's current sign-secret only while the two still match, so `rotate-secret --only
+ * sign` stops a session's commands as it stops captured signatures. Without it a session reads.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { errors, ServiceError } from '../domain/errors.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { findApplicationById } from '../store/applications-queries.js';
@@ -13,6 +19,7 @@ import {
   deleteConsoleSession, deleteStaleConsoleSessions, findConsoleSession, insertConsoleSession, touchConsoleSession,
 } from '../store/console-sessions-queries.js';
 import type { Keyring } from '../security/keyring.js';
+import { openSignSecret } from '../registry/application-secrets.js';
 import type { Principal } from './authenticate-bearer.js';
 import { verifyClientCredentials } from './exchange-client-credentials.js';
 
@@ -26,43 +33,69 @@ export const DEFAULT_CONSOLE_SESSIONS: ConsoleSessionSettings = Object.freeze({ 
 /** Activity is written at most this often per session: a request is not a write. */
 const TOUCH_EVERY_MS = 60_000;
 
-export interface OpenedSession {
-  /** Goes to the cookie, nowhere else. */
-  readonly id: string;
-  readonly principal: Principal;
-  readonly expiresAt: number;
-}
-
 export interface ResolvedSession {
   readonly principal: Principal;
   readonly expiresAt: number;
+  /** Whether the session proved the application's current sign-secret. */
+  readonly mayCommand: boolean;
 }
 
-const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
+export interface OpenedSession extends ResolvedSession {
+  /** Goes to the cookie, nowhere else. */
+  readonly id: string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const principalOf = (app: { id: string; client_id: string; company_id: string; sign_secret_sealed: string | null }): Principal => ({
   applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed,
 });
 
+/** The application's current sign-secret, or undefined when it has none (or it cannot be opened). */
+function currentSignSecret(app: { id: string; sign_secret_sealed: string | null }, keyring: Keyring): string | undefined {
+  if (app.sign_secret_sealed === null) return undefined;
+  try {
+    return openSignSecret(app.id, app.sign_secret_sealed, keyring);
+  } catch {
+    return undefined;
+  }
+}
+
+const sameText = (a: string, b: string) => {
+  const [x, y] = [Buffer.from(sha256(a)), Buffer.from(sha256(b))];
+  return timingSafeEqual(x, y);
+};
+
 export async function openConsoleSession(
-  store: StoreConnection, keyring: Keyring, clientId: string, clientSecret: string, now: number, settings: ConsoleSessionSettings,
+  store: StoreConnection, keyring: Keyring, credentials: { clientId: string; clientSecret: string; signSecret?: string | undefined },
+  now: number, settings: ConsoleSessionSettings,
 ): Promise<OpenedSession> {
-  const app = await verifyClientCredentials(store.db, keyring, clientId, clientSecret);
+  const app = await verifyClientCredentials(store.db, keyring, credentials.clientId, credentials.clientSecret);
+  let signProof: string | null = null;
+  if (credentials.signSecret !== undefined) {
+    const current = currentSignSecret(app, keyring);
+    // A wrong sign-secret fails the whole sign-in, with the same answer as a wrong client secret.
+    if (current === undefined || !sameText(current, credentials.signSecret)) throw new ServiceError(errors.invalidClientCredentials);
+    signProof = sha256(current);
+  }
   // Sign-ins are rare: each one sweeps what has ended, so the table holds live sessions only.
   await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
   const id = randomBytes(32).toString('base64url');
   const expiresAt = now + settings.maxMs;
   await insertConsoleSession(store.db, {
-    id_hash: hashOf(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now, last_seen_at: now, expires_at: expiresAt,
+    id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
+    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof,
   });
-  return { id, principal: principalOf(app), expiresAt };
+  return { id, principal: principalOf(app), expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
 }
 
 /** The session's caller, or undefined when the id is unknown, ended, or its application may no longer call. */
-export async function resolveConsoleSession(store: StoreConnection, id: string, now: number, settings: ConsoleSessionSettings): Promise<ResolvedSession | undefined> {
+export async function resolveConsoleSession(
+  store: StoreConnection, keyring: Keyring, id: string, now: number, settings: ConsoleSessionSettings,
+): Promise<ResolvedSession | undefined> {
   if (!SESSION_ID.test(id)) return undefined;
-  const idHash = hashOf(id);
+  const idHash = sha256(id);
   const session = await findConsoleSession(store.db, idHash);
   if (!session) return undefined;
   if (session.expires_at <= now || session.last_seen_at + settings.idleMs <= now) {
@@ -76,9 +109,11 @@ export async function resolveConsoleSession(store: StoreConnection, id: string, 
     return undefined;
   }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
-  return { principal: principalOf(app), expiresAt: Math.min(session.expires_at, now + settings.idleMs) };
+  const current = session.sign_proof === null ? undefined : currentSignSecret(app, keyring);
+  const mayCommand = current !== undefined && sha256(current) === session.sign_proof;
+  return { principal: principalOf(app), expiresAt: Math.min(session.expires_at, now + settings.idleMs), mayCommand };
 }
 
 export async function closeConsoleSession(store: StoreConnection, id: string): Promise<void> {
-  if (SESSION_ID.test(id)) await deleteConsoleSession(store.db, hashOf(id));
+  if (SESSION_ID.test(id)) await deleteConsoleSession(store.db, sha256(id));
 }

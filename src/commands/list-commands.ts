@@ -10,7 +10,7 @@ import { isValidVin } from '../domain/vin.js';
 import type { Db } from '../store/connection.js';
 import { findCommand, listApplicationCommands } from '../store/commands-queries.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function listCommands(db: Db, applicationId: string, query: CommandHistoryQuery): Promise<CommandHistoryPage> {
   if (query.vin !== undefined && !isValidVin(query.vin)) throw new ServiceError(errors.eventVinInvalid);
@@ -21,7 +21,7 @@ export async function listCommands(db: Db, applicationId: string, query: Command
   }
   let before: { createdAt: number; id: string } | undefined;
   if (query.before !== undefined) {
-    const row = UUID.test(query.before) ? await findCommand(db, query.before) : undefined;
+    const row = UUID.test(query.before) ? await findCommand(db, query.before.toLowerCase()) : undefined;
     // Another application's command is no cursor of this one: it must not tell that it exists.
     if (!row || row.application_id !== applicationId) throw new ServiceError(errors.commandCursorInvalid);
     before = { createdAt: Number(row.created_at), id: row.id };

@@ -1,9 +1,9 @@
 /**
  * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands) answered
  * on the console session instead of a bearer token, so the console reads exactly what an
- * application reads and every check, text and limit is the same code. Commands are signed here
- * with the application's sealed sign-secret: the page never holds it. Not in the OpenAPI
- * document: the public paths are.
+ * application reads and every check, text and limit is the same code. Commands of a session that
+ * proved the sign-secret at sign-in are signed here with the application's sealed sign-secret:
+ * the page never keeps it. Not in the OpenAPI document: the public paths are.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { signCommandFor } from '../commands/sign-command.js';
@@ -16,7 +16,7 @@ import { vehicleDataRoute } from '../http/vehicle-data-route.js';
 import { vehicleRoutes } from '../http/vehicle-routes.js';
 import { vehicleTripsRoute } from '../http/vehicle-trips-route.js';
 import type { ConsoleSettings } from './console-settings.js';
-import { sessionHook } from './session-hook.js';
+import { sessionHook, sessionMayCommand } from './session-hook.js';
 
 export const CONSOLE_API_PREFIX = '/console/api';
 const COMMAND_ROUTE = `${CONSOLE_API_PREFIX}/vehicle-command`;
@@ -26,17 +26,20 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     api.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
-    api.addHook('onRequest', sessionHook(deps.store, deps.clock, settings.sessions));
+    api.addHook('onRequest', sessionHook(deps.store, deps.keyring, deps.clock, settings.sessions));
     api.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
     });
     api.addHook('preValidation', async (request: FastifyRequest) => {
       if (request.method !== 'POST' || request.routeOptions.url !== COMMAND_ROUTE) return;
+      // Whatever the page sent is never the signature.
+      delete request.headers['x-signature'];
       const body = request.body as Record<string, unknown> | null | undefined;
       if (typeof body?.vin !== 'string' || typeof body.command !== 'string') return;
-      const signature = signCommandFor(principalOf(request), deps.keyring, body.vin, body.command);
-      if (signature === undefined) delete request.headers['x-signature'];
-      else request.headers['x-signature'] = signature;
+      // Only a session that proved the sign-secret gets its commands signed; another one's command
+      // meets the interface's own refusal (`X-Signature invalid.`), as a token without the secret does.
+      const signature = sessionMayCommand(request) ? signCommandFor(principalOf(request), deps.keyring, body.vin, body.command) : undefined;
+      if (signature !== undefined) request.headers['x-signature'] = signature;
     });
     await api.register(vehicleRoutes(deps));
     await api.register(vehicleDataRoute(deps));

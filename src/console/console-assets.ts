@@ -6,10 +6,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { compressResponses } from '../http/compression.js';
+import { PMTILES_PREFIX } from '../domain/basemap.js';
 
 /** Where npm workspaces put the console's build. */
 export function defaultConsoleDist(): string | undefined {
@@ -41,5 +42,19 @@ export function consoleAssets(distDir: string | undefined): FastifyPluginAsync {
     const sendIndex = async (_request: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(index);
     app.get('/console/', sendIndex);
     app.get('/console/*', sendIndex);
+  };
+}
+
+/**
+ * A local `.pmtiles` basemap, read by the map with HTTP Range requests (one archive, no tile
+ * server). Only that one file is reachable under the prefix.
+ */
+export function pmtilesBasemap(file: string): FastifyPluginAsync {
+  return async (app) => {
+    const name = basename(file);
+    await app.register(fastifyStatic, {
+      root: dirname(file), prefix: PMTILES_PREFIX, serve: false, acceptRanges: true, maxAge: '1h',
+    });
+    app.get(`${PMTILES_PREFIX}${encodeURIComponent(name)}`, async (_request, reply) => reply.type('application/vnd.pmtiles').sendFile(name));
   };
 }

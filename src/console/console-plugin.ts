@@ -7,9 +7,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../http/app-deps.js';
+import { basemapOrigin } from '../domain/basemap.js';
 import type { RequestLimits } from '../http/rate-limits.js';
 import { consoleApi, CONSOLE_API_PREFIX } from './console-api.js';
-import { consoleAssets, defaultConsoleDist } from './console-assets.js';
+import { consoleAssets, defaultConsoleDist, pmtilesBasemap } from './console-assets.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionRoutes } from './session-routes.js';
 
@@ -20,7 +21,8 @@ import { sessionRoutes } from './session-routes.js';
  * install by rewriting every asset to https.
  */
 function contentSecurityPolicy(settings: ConsoleSettings) {
-  const basemap = settings.basemap ? [new URL(settings.basemap.tiles.replace(/\{[zxy]\}/g, '0')).origin] : [];
+  const origin = settings.basemap ? basemapOrigin(settings.basemap) : undefined;
+  const basemap = origin === undefined ? [] : [origin];
   return {
     useDefaults: false,
     directives: {
@@ -43,7 +45,8 @@ function contentSecurityPolicy(settings: ConsoleSettings) {
 export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   return async (app) => {
     await app.register(fastifyCookie);
-    await app.register(fastifyHelmet, { contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false });
+    // HSTS is the TLS terminator's to set for the whole host, not one application's route.
+    await app.register(fastifyHelmet, { contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false, strictTransportSecurity: false });
     const toConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.redirect('/console/', 302);
     app.get('/', { schema: { hide: true } }, toConsole);
     app.get('/console', { schema: { hide: true } }, toConsole);
@@ -51,6 +54,7 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
     await app.register(async (assets) => {
       assets.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+      if (settings.basemap?.kind === 'pmtiles') await assets.register(pmtilesBasemap(settings.basemap.file));
       await assets.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));
     });
   };

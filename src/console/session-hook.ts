@@ -5,22 +5,32 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { sendError } from '../http/error-handler.js';
 import { setPrincipal } from '../http/authenticate-hook.js';
 import type { StoreConnection } from '../store/connection.js';
+import type { Keyring } from '../security/keyring.js';
 import { isCrossSite } from './cross-site-check.js';
 import { clearSessionCookie, sessionIdOf } from './session-cookie.js';
+
+const MAY_COMMAND = Symbol('console session may command');
+type WithCommandRight = FastifyRequest & { [MAY_COMMAND]?: boolean };
 
 /**
  * An onRequest hook: the console session's application becomes the caller, exactly as a bearer
  * token's would, so the routes behind it are the interface's own. Runs before the body is read.
  */
-export function sessionHook(store: StoreConnection, clock: Clock, settings: ConsoleSessionSettings): onRequestAsyncHookHandler {
+export function sessionHook(store: StoreConnection, keyring: Keyring, clock: Clock, settings: ConsoleSessionSettings): onRequestAsyncHookHandler {
   return async function consoleSession(request: FastifyRequest, reply: FastifyReply) {
     if (isCrossSite(request)) return sendError(reply, new ServiceError(errors.consoleCrossSite));
     const id = sessionIdOf(request);
-    const session = id === undefined ? undefined : await resolveConsoleSession(store, id, clock.now(), settings);
+    const session = id === undefined ? undefined : await resolveConsoleSession(store, keyring, id, clock.now(), settings);
     if (!session) {
       if (id !== undefined) clearSessionCookie(request, reply);
       return sendError(reply, new ServiceError(errors.notAuthenticated));
     }
     setPrincipal(request, session.principal);
+    (request as WithCommandRight)[MAY_COMMAND] = session.mayCommand;
   };
+}
+
+/** Whether the session of a request behind `sessionHook` proved the sign-secret (console-sessions.ts). */
+export function sessionMayCommand(request: FastifyRequest): boolean {
+  return (request as WithCommandRight)[MAY_COMMAND] === true;
 }

@@ -1,13 +1,15 @@
 /**
- * /console/session: sign in (POST, the application's client id and secret, checked on the server
- * and never kept), who is signed in (GET), sign out (DELETE). Sign-in is limited per address
- * before the body is read, and failures per client id, as POST /token is.
+ * /console/session: sign in (POST, the application's client id and secret, and its sign-secret
+ * to send commands; checked on the server and never kept), who is signed in (GET), sign out
+ * (DELETE). Sign-in is limited per address before the body is read, and failures per client id,
+ * as POST /token is. Signing in again ends the session the browser held.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { closeConsoleSession, openConsoleSession, resolveConsoleSession } from '../auth/console-sessions.js';
 import { addressKey } from '../domain/client-address.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
+import { publicBasemap } from '../domain/basemap.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { AppDeps } from '../http/app-deps.js';
 import type { RequestLimits } from '../http/rate-limits.js';
@@ -23,11 +25,11 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   return async (app) => {
     let warnedPlainHttp = false;
-    const describe = async (principal: Principal, expiresAt: number) => {
+    const describe = async (principal: Principal, expiresAt: number, mayCommand: boolean) => {
       const [application, company] = await Promise.all([findApplicationById(deps.store.db, principal.applicationId), findCompany(deps.store.db, principal.companyId)]);
       return {
         client_id: principal.clientId, application: application?.name ?? '', company: company?.name ?? '',
-        expires: formatIsoLocal(expiresAt), basemap: settings.basemap,
+        expires: formatIsoLocal(expiresAt), commands: mayCommand, basemap: settings.basemap ? publicBasemap(settings.basemap) : null,
       };
     };
 
@@ -42,12 +44,16 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       const body = (request.body ?? {}) as Record<string, unknown>;
       const clientId = body.client_id;
       const clientSecret = body.client_secret;
-      if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === '') {
+      const signSecret = body.sign_secret === '' || body.sign_secret === null ? undefined : body.sign_secret;
+      if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === ''
+        || (signSecret !== undefined && typeof signSecret !== 'string')) {
         throw new ServiceError(errors.consoleSignInFieldsMissing);
       }
+      const previous = sessionIdOf(request);
+      if (previous !== undefined) await closeConsoleSession(deps.store, previous);
       let opened;
       try {
-        opened = await openConsoleSession(deps.store, deps.keyring, clientId, clientSecret, deps.clock.now(), settings.sessions);
+        opened = await openConsoleSession(deps.store, deps.keyring, { clientId, clientSecret, signSecret }, deps.clock.now(), settings.sessions);
       } catch (error) {
         if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) limits.tokenPerClient.take(clientId, deps.clock.now());
         throw error;
@@ -59,19 +65,19 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
       request.log.info({ client_id: opened.principal.clientId }, 'console sign-in');
       reply.header('cache-control', 'no-store');
-      return describe(opened.principal, Math.min(opened.expiresAt, deps.clock.now() + settings.sessions.idleMs));
+      return describe(opened.principal, opened.expiresAt, opened.mayCommand);
     });
 
     // Signed out is an answer here, not an error (204): the page asks this first, on every load.
     app.get('/console/session', { schema: { hide: true } }, async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const id = sessionIdOf(request);
-      const session = id === undefined ? undefined : await resolveConsoleSession(deps.store, id, deps.clock.now(), settings.sessions);
+      const session = id === undefined ? undefined : await resolveConsoleSession(deps.store, deps.keyring, id, deps.clock.now(), settings.sessions);
       if (!session) {
         if (id !== undefined) clearSessionCookie(request, reply);
         return reply.code(204).send();
       }
-      return describe(session.principal, session.expiresAt);
+      return describe(session.principal, session.expiresAt, session.mayCommand);
     });
 
     app.delete('/console/session', {

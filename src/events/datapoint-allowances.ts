@@ -28,6 +28,21 @@ export async function datapointAllowances(store: StoreConnection, companyId: str
   return allowances;
 }
 
+/**
+ * What a company may read of a vehicle of each automaker, for a whole fleet at once (no VIN
+ * list, however large the fleet): an unknown automaker reads nothing.
+ */
+export async function datapointAllowancesByOem(store: StoreConnection, companyId: string): Promise<(oem: string) => DatapointAllowed> {
+  const [plan, oems] = await Promise.all([
+    cachedRegistryRead(store, `plan-datapoints:${companyId}`, () => planDatapoints(store, companyId)),
+    cachedRegistryRead(store, 'oem-datapoints', async () => new Map((await listOems(store.db)).map((o) => [o.name, parseNameSet(o.datapoints)]))),
+  ]);
+  return (oem) => {
+    const provided = oems.get(oem);
+    return provided === undefined ? NOTHING : (d) => allows(plan, d) && allows(provided, d);
+  };
+}
+
 async function planDatapoints(store: StoreConnection, companyId: string): Promise<NameSet> {
   const company = await findCompany(store.db, companyId);
   const plan = company ? await findPlan(store.db, company.plan) : undefined;

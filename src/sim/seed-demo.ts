@@ -52,7 +52,7 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
     ...(envFile === undefined ? [] : [`The same, with the base URL and an ingest key, as shell variables: . ${envFile}`]),
     ...(trackers.console ? [
       '',
-      `Web console: ${baseUrl}/console/  (sign in with client_id ${first!.clientId} and its client_secret above)`,
+      `Web console: ${baseUrl}/console/  (sign in with client_id ${first!.clientId} and its client_secret above; add its sign_secret to send commands)`,
     ] : []),
     '',
     'Try it:',

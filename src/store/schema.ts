@@ -287,6 +287,8 @@ export interface ConsoleSessionsTable {
   last_seen_at: number;
   /** The absolute end, whatever the activity. */
   expires_at: number;
+  /** SHA-256 of the sign-secret proven at sign-in (migration 0017); null: the session sends no commands. */
+  sign_proof: string | null;
 }
 
 export interface Database {

@@ -11,13 +11,12 @@ import { vehicleState, type StateSettings } from '../domain/vehicle-state.js';
 import type { DatapointAllowed } from '../domain/event-visibility.js';
 import type { StoreConnection } from '../store/connection.js';
 import { newestRecordsOfCompany, type NewestTelemetryRow } from '../store/telemetry-queries.js';
-import { datapointAllowances } from '../events/datapoint-allowances.js';
+import { datapointAllowancesByOem } from '../events/datapoint-allowances.js';
 
 export async function readFleetLatest(store: StoreConnection, companyId: string, now: number, settings: StateSettings): Promise<FleetLatest> {
-  const rows = await newestRecordsOfCompany(store.db, companyId);
-  const allowances = await datapointAllowances(store, companyId, rows.map((r) => r.vin));
+  const [rows, allowancesOf] = await Promise.all([newestRecordsOfCompany(store.db, companyId), datapointAllowancesByOem(store, companyId)]);
   return rows.map((row) => {
-    const allowed = allowances.get(row.vin) ?? (() => false);
+    const allowed = allowancesOf(row.oem);
     if (row.ts === null) return { vin: row.vin, state: 'no_data', record: null };
     const readable = (name: 'speed' | 'rpm') => (allowed(name) ? (row[name] as number | null) : undefined);
     const state = vehicleState({ ts: row.ts, speed: readable('speed'), rpm: readable('rpm') }, now, settings);

@@ -26,8 +26,8 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
   });
   afterAll(async () => { await svc?.close(); });
 
-  async function signIn(clientId = 'alpha-dispatch', secret: string = SECRETS.alphaDispatch.client): Promise<string> {
-    const res = await svc.request('POST', '/console/session', { json: { client_id: clientId, client_secret: secret }, headers: CONSOLE });
+  async function signIn(clientId = 'alpha-dispatch', secret: string = SECRETS.alphaDispatch.client, signSecret?: string): Promise<string> {
+    const res = await svc.request('POST', '/console/session', { json: { client_id: clientId, client_secret: secret, sign_secret: signSecret }, headers: CONSOLE });
     expect(res.status).toBe(200);
     return /telematics_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!;
   }
@@ -38,7 +38,7 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     expect(res.status).toBe(200);
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^telematics_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
-    expect(res.body).toEqual({ client_id: 'alpha-dispatch', application: 'dispatch', company: 'Alpha Logistics', expires: expect.any(String), basemap: null });
+    expect(res.body).toEqual({ client_id: 'alpha-dispatch', application: 'dispatch', company: 'Alpha Logistics', expires: expect.any(String), commands: false, basemap: null });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.text).not.toContain(SECRETS.alphaDispatch.client);
     // Only the id's hash is stored.
@@ -69,8 +69,10 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
   it.each([
     ['a wrong secret', { client_id: 'alpha-dispatch', client_secret: 'nope' }, 401, 'Invalid client credentials.'],
     ['a disabled application', { client_id: 'alpha-off', client_secret: SECRETS.alphaOff.client }, 401, 'Invalid client credentials.'],
-    ['no secret', { client_id: 'alpha-dispatch' }, 400, 'client_id and client_secret are required.'],
-    ['a number for a secret', { client_id: 'alpha-dispatch', client_secret: 7 }, 400, 'client_id and client_secret are required.'],
+    ['a wrong sign-secret beside a right client secret', { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client, sign_secret: SECRETS.alphaReports.sign }, 401, 'Invalid client credentials.'],
+    ['no secret', { client_id: 'alpha-dispatch' }, 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'],
+    ['a number for a secret', { client_id: 'alpha-dispatch', client_secret: 7 }, 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'],
+    ['a list for a sign-secret', { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client, sign_secret: ['x'] }, 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'],
   ])('when signing in with %s, then %i and no cookie', async (_label, json, status, detail) => {
     const res = await svc.request('POST', '/console/session', { json, headers: CONSOLE });
     expect(res.status).toBe(status);
@@ -95,8 +97,9 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     expect(await svc.store.db.selectFrom('commands').select('id').execute()).toEqual([]);
   });
 
-  it('when signed in, then the interface\'s routes answer under /console/api exactly as for a token, and commands are signed by the service', async () => {
-    const id = await signIn();
+  it('when signed in with the sign-secret too, then the interface\'s routes answer under /console/api exactly as for a token, and commands are signed by the service', async () => {
+    const id = await signIn('alpha-dispatch', SECRETS.alphaDispatch.client, SECRETS.alphaDispatch.sign);
+    expect((await svc.request('GET', '/console/session', { headers: withCookie(id) })).body.commands).toBe(true);
     const vehicles = await svc.request('GET', '/console/api/vehicle', { headers: withCookie(id) });
     expect(vehicles.status).toBe(200);
     expect(vehicles.body.map((v: { vin: string }) => v.vin)).toEqual([...ALPHA_VINS].sort());
@@ -111,6 +114,34 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     const forged = await svc.request('POST', '/console/api/vehicle-command', { json: { vin: ALPHA_VINS[0], command: 'enable_ignition' }, headers: withCookie(id, { ...CONSOLE, 'x-signature': '0'.repeat(64) }) });
     expect(forged.body).toMatchObject({ status: 'Confirmation', code: expect.stringMatching(/^\d{6}$/) });
     expect((await svc.request('GET', '/console/api/nothing-here', { headers: withCookie(id) })).body).toEqual({ detail: 'Not found.' });
+  });
+
+  it('when signed in without the sign-secret, then the session reads but its commands get the interface\'s refusal, as a token without it would', async () => {
+    const id = await signIn();
+    expect((await svc.request('GET', '/console/api/vehicle', { headers: withCookie(id) })).status).toBe(200);
+    const before = (await svc.store.db.selectFrom('commands').select('id').execute()).length;
+    const refused = await svc.request('POST', '/console/api/vehicle-command', { json: { vin: ALPHA_VINS[0], command: 'diagnostics' }, headers: withCookie(id, CONSOLE) });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ detail: 'X-Signature invalid.' });
+    expect((await svc.store.db.selectFrom('commands').select('id').execute()).length).toBe(before);
+  });
+
+  it('when the sign-secret is rotated, then a session that proved the old one ends, as the application\'s tokens do', async () => {
+    const id = await signIn('alpha-reports', SECRETS.alphaReports.client, SECRETS.alphaReports.sign);
+    const send = () => svc.request('POST', '/console/api/vehicle-command', { json: { vin: ALPHA_VINS[0], command: 'diagnostics' }, headers: withCookie(id, CONSOLE) });
+    expect((await send()).status).toBe(200);
+    await rotateApplicationSecrets(svc.store.db, svc.keyring, 'alpha-reports', 'sign', svc.clock.now());
+    const after = await send();
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ detail: 'Not authenticated.' });
+    expect((await svc.request('GET', '/console/session', { headers: withCookie(id) })).status).toBe(204);
+  });
+
+  it('when a browser signs in again, then the session it held ends', async () => {
+    const first = await signIn();
+    const again = await svc.request('POST', '/console/session', { json: { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client }, headers: withCookie(first, CONSOLE) });
+    expect(again.status).toBe(200);
+    expect((await svc.request('GET', '/console/api/vehicle', { headers: withCookie(first) })).status).toBe(401);
   });
 
   it('when there is no session, then 401 on the API and 204 on GET /console/session', async () => {

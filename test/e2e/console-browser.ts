@@ -30,14 +30,15 @@ export interface WatchedPage {
   readonly external: string[];
 }
 
-export async function openPage(browser: Browser, base: string, locale: 'en' | 'pt-BR'): Promise<WatchedPage> {
+/** `alsoAllowed`: other loopback origins the page may reach (a test's tile server). */
+export async function openPage(browser: Browser, base: string, locale: 'en' | 'pt-BR', alsoAllowed: readonly string[] = []): Promise<WatchedPage> {
   const context = await browser.newContext({
     locale, timezoneId: 'America/Sao_Paulo', viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce',
   });
   const errors: string[] = [];
   const external: string[] = [];
-  const origin = new URL(base).origin;
-  await context.route((url) => url.origin !== origin && url.protocol !== 'data:' && url.protocol !== 'blob:', (route) => {
+  const allowed = new Set([new URL(base).origin, ...alsoAllowed]);
+  await context.route((url) => !allowed.has(url.origin) && url.protocol !== 'data:' && url.protocol !== 'blob:', (route) => {
     external.push(route.request().url());
     return route.abort();
   });

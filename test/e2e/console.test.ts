@@ -52,11 +52,12 @@ describe('web console in Chromium', () => {
     return watched.page;
   }
 
-  async function signIn(page: Page, locale: 'en' | 'pt-BR', secret = demo.values.CLIENT_SECRET!): Promise<void> {
+  async function signIn(page: Page, locale: 'en' | 'pt-BR', signSecret?: string): Promise<void> {
     const t = TEXTS[locale];
     await page.goto(`${base}/`);
     await page.getByLabel(t.clientId).fill(demo.values.CLIENT_ID!);
-    await page.getByLabel(t.secret).fill(secret);
+    await page.getByLabel(t.secret).fill(demo.values.CLIENT_SECRET!);
+    if (signSecret !== undefined) await page.getByLabel(/^Sign-secret/).fill(signSecret);
     await page.getByRole('button', { name: t.signIn }).click();
     await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
   }
@@ -112,6 +113,9 @@ describe('web console in Chromium', () => {
       await page.getByRole('navigation').getByRole('link', { name: t.commands }).click();
       await page.getByRole('heading', { level: 1, name: t.commands }).waitFor();
       await ready(page);
+      // Signed in without the sign-secret: the session reads, and says why it sends nothing.
+      await page.getByRole('note').waitFor();
+      expect(await page.getByRole('button', { name: locale === 'en' ? 'Diagnostics' : 'Diagnóstico' }).isDisabled()).toBe(true);
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `commands-${locale}`);
     }, 90_000);
@@ -119,7 +123,7 @@ describe('web console in Chromium', () => {
 
   it('when ignition is enabled from the console, then the Portuguese alert and code are shown, and after an explicit confirm the status goes Pending to Success', async () => {
     const page = await open('en');
-    await signIn(page, 'en');
+    await signIn(page, 'en', demo.values.SIGN_SECRET!);
     await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
     await ready(page);
     await page.getByRole('button', { name: 'Enable ignition' }).click();

@@ -386,17 +386,19 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     const reading = (async () => { for await (const event of stream) received.push(event); })();
     for (let i = 0; i < 100 && stream.lastEventId === undefined; i += 1) await new Promise((r) => setTimeout(r, 10));
     expect(stream.lastEventId).toMatch(/^ev1\./);
-    const until = async (n: number) => { for (let i = 0; i < 500 && received.length < n; i += 1) await new Promise((r) => setTimeout(r, 20)); };
+    // Waits for this command's event: an earlier test's command finishing meanwhile is streamed too.
+    const has = (id: string) => received.some((e) => (e as TelematicsEvent<'command.succeeded'>).data.id === id);
+    const until = async (id: string) => { for (let i = 0; i < 500 && !has(id); i += 1) await new Promise((r) => setTimeout(r, 20)); };
     try {
       // Cut before any event arrived, then after one.
       await proxy.cut();
       const first = await runCommand();
       await proxy.restore();
-      await until(1);
+      await until(first);
       await proxy.cut();
       const second = await runCommand(); // while the stream is down
       await proxy.restore();
-      await until(2);
+      await until(second);
       await new Promise((r) => setTimeout(r, 300));
       // Driving the worker may also finish a command an earlier test left pending: its event is
       // streamed too, so only this test's two are compared, and nothing may come twice.

@@ -34,7 +34,7 @@ export function App() {
             <Route path="/console/" component={() => <FleetScreen session={session} />} />
             <Route path="/console/vehicles/:vin" component={({ vin }: { vin: string }) => <VehicleScreen vin={vin} session={session} />} />
             <Route path="/console/vehicles/:vin/trips" component={({ vin }: { vin: string }) => <TripsScreen vin={vin} session={session} />} />
-            <Route path="/console/commands" component={() => <CommandsScreen />} />
+            <Route path="/console/commands" component={() => <CommandsScreen mayCommand={session.commands} />} />
             <Route default component={() => <FleetScreen session={session} />} />
           </Router>
         </Layout>

@@ -8,10 +8,15 @@ export interface Session {
   readonly application: string;
   readonly company: string;
   readonly expires: string;
+  /** Whether the sign-in proved the sign-secret: only then may this session send commands. */
+  readonly commands: boolean;
   readonly basemap: Basemap | null;
 }
 
-export type Basemap = { readonly kind: 'raster'; readonly tiles: string; readonly attribution: string } | { readonly kind: 'style'; readonly url: string };
+export type Basemap =
+  | { readonly kind: 'raster'; readonly tiles: string; readonly attribution: string }
+  | { readonly kind: 'pmtiles'; readonly url: string; readonly attribution: string }
+  | { readonly kind: 'style'; readonly url: string; readonly attribution: string };
 
 export interface Vehicle {
   readonly vin: string;

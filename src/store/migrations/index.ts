@@ -16,6 +16,7 @@ import { webhookStreamsMigration } from './0013-webhook-streams.js';
 import { webhookAttemptPositionsMigration } from './0014-webhook-attempt-positions.js';
 import { commandHistoryMigration } from './0015-command-history.js';
 import { consoleSessionsMigration } from './0016-console-sessions.js';
+import { consoleCommandProofMigration } from './0017-console-command-proof.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -39,6 +40,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0014-webhook-attempt-positions': webhookAttemptPositionsMigration,
     '0015-command-history': commandHistoryMigration,
     '0016-console-sessions': consoleSessionsMigration,
+    '0017-console-command-proof': consoleCommandProofMigration,
   });
 }
 

@@ -9,7 +9,7 @@ import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import { useI18n } from '../i18n/i18n.js';
 import type { Basemap } from '../types.js';
-import { baseStyle } from './base-style.js';
+import { addStyleBasemap, baseStyle } from './base-style.js';
 
 setWorkerUrl(workerUrl);
 
@@ -32,9 +32,17 @@ export function MapView(props: { basemap: Basemap | null; label: string; onMap(m
     }
     // A failed tile is one error per tile: shown once as a notice, not as console noise.
     map.on('error', (event) => {
-      if ((event as { sourceId?: string }).sourceId === 'basemap') setTilesFailed(true);
+      if (String((event as { sourceId?: string }).sourceId ?? '').startsWith('basemap')) setTilesFailed(true);
       else console.warn('map error', event.error?.message);
     });
+    const { basemap } = props;
+    if (basemap?.kind === 'style') {
+      map.once('load', () => { addStyleBasemap(map, basemap.url, basemap.attribution).catch(() => setTilesFailed(true)); });
+    } else if (basemap?.kind === 'pmtiles') {
+      map.once('load', () => {
+        import('./pmtiles-basemap.js').then((m) => m.addPmtilesBasemap(map, basemap.url, basemap.attribution)).catch(() => setTilesFailed(true));
+      });
+    }
     map.on('idle', () => setState('idle'));
     map.on('dataloading', () => setState('loading'));
     const cleanup = props.onMap(map);

@@ -15,7 +15,7 @@ const POLL_MS = 1000;
  * ignition command's first answer is a confirmation: its Portuguese message and code are shown and
  * nothing more is sent until the user confirms.
  */
-export function CommandsScreen() {
+export function CommandsScreen({ mayCommand }: { mayCommand: boolean }) {
   const i18n = useI18n();
   const { t } = i18n;
   const { query } = useLocation();
@@ -26,6 +26,8 @@ export function CommandsScreen() {
   const [current, setCurrent] = useState<CommandItem | undefined>();
   const [confirming, setConfirming] = useState<CommandItem | undefined>();
   const [error, setError] = useState<Error | undefined>();
+  // One request at a time: a double click must not send a command twice.
+  const [sending, setSending] = useState(false);
 
   // The command in flight, read again every second until it ends.
   useEffect(() => {
@@ -43,6 +45,8 @@ export function CommandsScreen() {
   }, [current]);
 
   const send = async (command: Command, code?: string) => {
+    if (sending) return;
+    setSending(true);
     setError(undefined);
     try {
       const answer = await apiCall<CommandItem>('POST', '/vehicle-command', { vin, command, ...(code ? { code } : {}) });
@@ -52,6 +56,8 @@ export function CommandsScreen() {
     } catch (e) {
       if (e instanceof ApiError && e.status === 502) setCurrent({ vin, command, id: '', status: 'Error', detail: e.detail });
       setError(e as Error);
+    } finally {
+      setSending(false);
     }
   };
 
@@ -66,8 +72,9 @@ export function CommandsScreen() {
             {(vehicles.data ?? []).map((v) => <option value={v.vin} key={v.vin}>{v.vin} · {v.plate} · {v.model}</option>)}
           </select>
         </label>
+        {mayCommand ? null : <p class="notice" role="note">{t('readOnlySession')}</p>}
         <div class="buttons">
-          {COMMANDS.map((c) => <button type="button" key={c} disabled={!vin || confirming !== undefined} onClick={() => send(c)}>{t(c)}</button>)}
+          {COMMANDS.map((c) => <button type="button" key={c} disabled={!mayCommand || !vin || sending || confirming !== undefined} onClick={() => send(c)}>{t(c)}</button>)}
         </div>
       </form>
       {confirming ? (
@@ -76,7 +83,7 @@ export function CommandsScreen() {
           <p id="confirm-explain">{t('confirmExplain')}</p>
           <blockquote lang="pt-BR">{confirming.message}</blockquote>
           <p>{t('confirmCode')}: <output class="code">{confirming.code}</output></p>
-          <button type="button" class="danger" onClick={() => send(confirming.command as Command, confirming.code)}>{t('confirm')}</button>{' '}
+          <button type="button" class="danger" disabled={sending} onClick={() => send(confirming.command as Command, confirming.code)}>{t('confirm')}</button>{' '}
           <button type="button" onClick={() => setConfirming(undefined)}>{t('cancel')}</button>
         </div>
       ) : null}

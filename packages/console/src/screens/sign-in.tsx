@@ -14,7 +14,9 @@ export function SignIn(props: { ended: boolean; onSignedIn(s: Session): void; lo
     setBusy(true);
     setError(undefined);
     try {
-      props.onSignedIn(await call<Session>('POST', '/console/session', { client_id: form.get('client_id'), client_secret: form.get('client_secret') }));
+      props.onSignedIn(await call<Session>('POST', '/console/session', {
+        client_id: form.get('client_id'), client_secret: form.get('client_secret'), sign_secret: form.get('sign_secret') || undefined,
+      }));
     } catch (e) {
       setError(e instanceof ApiError ? e.detail : String(e));
     } finally {
@@ -31,6 +33,8 @@ export function SignIn(props: { ended: boolean; onSignedIn(s: Session): void; lo
         <p class="help">{t('signInHelp')}</p>
         <label>{t('clientId')}<input name="client_id" autocomplete="username" required spellcheck={false} /></label>
         <label>{t('clientSecret')}<input name="client_secret" type="password" autocomplete="current-password" required /></label>
+        <label>{t('signSecret')}<input name="sign_secret" type="password" autocomplete="off" aria-describedby="sign-secret-help" /></label>
+        <p id="sign-secret-help" class="help">{t('signSecretHelp')}</p>
         {error ? <p class="problem" role="alert">{error}</p> : null}
         <button type="submit" disabled={busy}>{busy ? t('signingIn') : t('signIn')}</button>
       </form>

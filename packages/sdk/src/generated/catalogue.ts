@@ -54,7 +54,7 @@ export const ERRORS = [
   {"code":"TLM_WEBHOOK_ENDPOINT_DISABLED_BY_OPERATOR","status":409,"text":"The webhook endpoint was disabled by the operator: ask them to enable it."},
   {"code":"TLM_WEBHOOK_SINCE_INVALID","status":400,"text":"since must be a date within the event retention: {formats}."},
   {"code":"TLM_CONSOLE_CROSS_SITE","status":403,"text":"Cross-site request refused: send it from the console."},
-  {"code":"TLM_CONSOLE_SIGN_IN_FIELDS_MISSING","status":400,"text":"client_id and client_secret are required."},
+  {"code":"TLM_CONSOLE_SIGN_IN_FIELDS_MISSING","status":400,"text":"client_id and client_secret are required; sign_secret, when given, must be a string."},
   {"code":"TLM_MALFORMED_JSON","status":400,"text":"Malformed JSON body."},
   {"code":"TLM_MALFORMED_HTTP","status":400,"text":"Malformed HTTP request."},
   {"code":"TLM_REQUEST_TIMEOUT","status":408,"text":"The request was not received in time."},
