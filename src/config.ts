@@ -103,6 +103,8 @@ export interface ServiceConfig {
   readonly opsHost: string;
   /** /docs and /openapi.json on the API port. */
   readonly docs: boolean;
+  /** Redis for rate limits shared by every process; undefined: counted per process. */
+  readonly redisUrl: string | undefined;
   /** The web console at /console. */
   readonly console: boolean;
   /** A raster tile URL template (with `|attribution`) under the console's map; undefined: none. */
@@ -181,6 +183,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, default: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
+  { key: 'redisUrl', flag: '--redis-url', env: 'TELEMATICS_REDIS_URL', kind: 'string', defaultText: '(none: each process counts its own)', description: 'Redis (redis://host:6379) where every process counts the request limits, so N instances allow the configured total, not N times it; while it is unreachable each process counts its own' },
   { key: 'console', flag: '--console', env: 'TELEMATICS_CONSOLE', kind: 'boolean', negatable: true, default: true, description: 'Serve the web console at /console (and redirect / there); `--no-console` turns it off' },
   { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'The console map\'s basemap: a raster tile URL template (`https://tiles.example/{z}/{x}/{y}.png`), a local `.pmtiles` file the service serves to the console, or the http(s) URL of a MapLibre style; text after `|` is the attribution (docs/console.md)' },
   { key: 'consoleSessionIdle', flag: '--console-session-idle', env: 'TELEMATICS_CONSOLE_SESSION_IDLE', kind: 'duration', min: 60_000, max: 86_400_000, default: '30m', description: 'A console session ends after this long without a request' },
@@ -359,6 +362,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if ((values.jwtKeys === undefined) !== (values.masterKeys === undefined)) {
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
   }
+  if (typeof values.redisUrl === 'string' && !/^rediss?:\/\/[^\s]+$/.test(values.redisUrl)) problems.push(`${sources.redisUrl} must be a redis:// or rediss:// URL`);
   if (typeof values.consoleBasemap === 'string') {
     const basemap = parseBasemap(values.consoleBasemap);
     if (basemap === undefined) {

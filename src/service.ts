@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { isLoopbackHost } from './domain/dial-policy.js';
 import { buildApp } from './http/build-app.js';
 import { parseBasemap, type Basemap } from './domain/basemap.js';
+import { RedisRateStore } from './redis/redis-rate-store.js';
 import { buildOpsApp } from './http/build-ops-app.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { createLogger } from './logger.js';
@@ -206,11 +207,13 @@ function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: K
   };
 }
 
-function buildApiApp(
+async function buildApiApp(
   config: ServiceConfig, store: StoreConnection, keyring: Keyring, webhooks: WebhookDeps, connectors: ConnectorRegistry, metrics: ServiceMetrics, clock: Clock, logger: Logger,
 ): Promise<FastifyInstance> {
-  return buildApp({
-    store, keyring, clock, logger, webhooks,
+  const sharedRateStore = config.redisUrl === undefined ? undefined : new RedisRateStore(config.redisUrl);
+  if (sharedRateStore && !(await sharedRateStore.ready())) logger.warn('shared rate limits (Redis) not reachable at start: counting in this process until they are');
+  const app = await buildApp({
+    store, keyring, clock, logger, webhooks, sharedRateStore,
     tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
     bodyLimit: config.bodyLimit,
     telemetryRetentionMs: config.telemetryRetention * 3_600_000,
@@ -233,6 +236,8 @@ function buildApiApp(
       }
       : undefined,
   });
+  if (sharedRateStore) app.addHook('onClose', () => sharedRateStore.close());
+  return app;
 }
 
 /** The console's basemap setting, a `.pmtiles` path resolved against the working directory. */

@@ -37,7 +37,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       bodyLimit: SIGN_IN_BODY_LIMIT,
       schema: { hide: true },
       onRequest: async (request) => {
-        limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
+        await limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
         if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
       },
     }, async (request, reply) => {
@@ -55,7 +55,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       try {
         opened = await openConsoleSession(deps.store, deps.keyring, { clientId, clientSecret, signSecret }, deps.clock.now(), settings.sessions);
       } catch (error) {
-        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) limits.tokenPerClient.take(clientId, deps.clock.now());
+        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) await limits.tokenPerClient.take(clientId, deps.clock.now());
         throw error;
       }
       if (request.protocol !== 'https' && !LOOPBACK.test(request.host) && !warnedPlainHttp) {

@@ -4,7 +4,7 @@ import type { Keyring } from '../security/keyring.js';
 import type { TokenSettings } from '../security/access-tokens.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { ConnectorRegistry } from '../oem/connector-registry.js';
-import type { RateLimitSettings } from './rate-limits.js';
+import type { RateLimitSettings, SharedRateStore } from './rate-limits.js';
 import type { TrustProxy } from '../domain/trust-proxy.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
@@ -29,6 +29,8 @@ export interface AppDeps {
   readonly logger: FastifyBaseLogger;
   /** Request limits; none when absent (tests that are not about limits). */
   readonly rateLimits?: RateLimitSettings;
+  /** Where the limits are counted for every process (Redis); in this process when absent. */
+  readonly sharedRateStore?: SharedRateStore;
   /** Which X-Forwarded-For hops to believe (behind reverse proxies); none when absent. */
   readonly trustProxy?: TrustProxy;
   /** Longest a client may take to send a whole request, ms; 60 s when absent. */

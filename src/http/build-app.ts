@@ -94,7 +94,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics.record(app);
   if (deps.metricsOnApiPort ?? true) metrics.serve(app);
 
-  const limits = requestLimits(deps.rateLimits);
+  const limits = requestLimits(deps.rateLimits, deps.sharedRateStore, (change, error) => {
+    if (change === 'down') deps.logger.warn({ err: error }, 'shared rate limits unreachable: counting in this process until they answer');
+    else deps.logger.info('shared rate limits answer again');
+  });
   await app.register(healthRoutes(deps));
   await app.register(tokenRoute(deps, limits));
   await app.register(ingestRoute(deps, ingestSummary));

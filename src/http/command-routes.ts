@@ -50,7 +50,7 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
       },
     }, async (request, reply) => {
       const principal = principalOf(request);
-      limits.commandPerApplication.take(principal.applicationId, clock.now());
+      await limits.commandPerApplication.take(principal.applicationId, clock.now());
       const result = await createCommandIdempotently(deps, principal, request.body, request.headers['x-signature'], clock, request.headers['idempotency-key']);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(creationStatusCode(result.body)).send(result.body);

@@ -40,7 +40,7 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
       },
       onRequest: async (request) => {
         // Before the body is even read: an address guessing secrets costs as little as possible.
-        limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
+        await limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
         if (!acceptsJson(request.headers.accept)) throw new ServiceError(errors.notAcceptable);
       },
     }, async (request, reply) => {
@@ -55,7 +55,7 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
         // Only failures count against a client id, and only after the secret was checked: anyone
         // who knows a client id could otherwise lock its application out by failing on purpose.
         // A correct secret always gets its token; the per-address limit is what stops guessing.
-        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) limits.tokenPerClient.take(clientId, deps.clock.now());
+        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) await limits.tokenPerClient.take(clientId, deps.clock.now());
         throw error;
       }
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
