@@ -9,8 +9,7 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import type { Db } from '../store/connection.js';
 import { findCommand, listApplicationCommands } from '../store/commands-queries.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { COMMAND_ID } from './read-command.js';
 
 export async function listCommands(db: Db, applicationId: string, query: CommandHistoryQuery): Promise<CommandHistoryPage> {
   if (query.vin !== undefined && !isValidVin(query.vin)) throw new ServiceError(errors.eventVinInvalid);
@@ -21,7 +20,7 @@ export async function listCommands(db: Db, applicationId: string, query: Command
   }
   let before: { createdAt: number; id: string } | undefined;
   if (query.before !== undefined) {
-    const row = UUID.test(query.before) ? await findCommand(db, query.before.toLowerCase()) : undefined;
+    const row = COMMAND_ID.test(query.before) ? await findCommand(db, query.before.toLowerCase()) : undefined;
     // Another application's command is no cursor of this one: it must not tell that it exists.
     if (!row || row.application_id !== applicationId) throw new ServiceError(errors.commandCursorInvalid);
     before = { createdAt: Number(row.created_at), id: row.id };

@@ -4,11 +4,12 @@ import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Db } from '../store/connection.js';
 import { findCommand } from '../store/commands-queries.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A command id as this service issues them (a UUID, any case). */
+export const COMMAND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** GET /vehicle-command/{id}: readable only by the application that created it. */
 export async function readCommand(db: Db, principal: Principal, id: string) {
-  const row = UUID.test(id) ? await findCommand(db, id.toLowerCase()) : undefined;
+  const row = COMMAND_ID.test(id) ? await findCommand(db, id.toLowerCase()) : undefined;
   if (!row) throw new ServiceError(errors.commandNotFound);
   if (row.application_id !== principal.applicationId) throw new ServiceError(errors.accessDenied);
   return {

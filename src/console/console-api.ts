@@ -23,9 +23,6 @@ const COMMAND_ROUTE = `${CONSOLE_API_PREFIX}/vehicle-command`;
 
 export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   return async (api) => {
-    api.addHook('onRoute', (route) => {
-      route.schema = { ...route.schema, hide: true };
-    });
     api.addHook('onRequest', sessionHook(deps.store, deps.keyring, deps.clock, settings.sessions));
     api.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');

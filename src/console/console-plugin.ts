@@ -44,18 +44,17 @@ function contentSecurityPolicy(settings: ConsoleSettings) {
 
 export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   return async (app) => {
+    // None of the console's routes is part of the interface's document.
+    app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
     await app.register(fastifyCookie);
     // HSTS is the TLS terminator's to set for the whole host, not one application's route.
     await app.register(fastifyHelmet, { contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false, strictTransportSecurity: false });
     const toConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.redirect('/console/', 302);
-    app.get('/', { schema: { hide: true } }, toConsole);
-    app.get('/console', { schema: { hide: true } }, toConsole);
+    app.get('/', toConsole);
+    app.get('/console', toConsole);
     await app.register(sessionRoutes(deps, settings, limits));
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
-    await app.register(async (assets) => {
-      assets.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
-      if (settings.basemap?.kind === 'pmtiles') await assets.register(pmtilesBasemap(settings.basemap.file));
-      await assets.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));
-    });
+    if (settings.basemap?.kind === 'pmtiles') await app.register(pmtilesBasemap(settings.basemap.file));
+    await app.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { resolveConsoleSession, type ConsoleSessionSettings } from '../auth/console-sessions.js';
+import { resolveConsoleSession, type ConsoleSessionSettings, type ResolvedSession } from '../auth/console-sessions.js';
 import type { Clock } from '../domain/clock.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { sendError } from '../http/error-handler.js';
@@ -8,6 +8,16 @@ import type { StoreConnection } from '../store/connection.js';
 import type { Keyring } from '../security/keyring.js';
 import { isCrossSite } from './cross-site-check.js';
 import { clearSessionCookie, sessionIdOf } from './session-cookie.js';
+
+/** The request's live session, or undefined; a cookie naming no live session is cleared. */
+export async function currentSession(
+  store: StoreConnection, keyring: Keyring, clock: Clock, settings: ConsoleSessionSettings, request: FastifyRequest, reply: FastifyReply,
+): Promise<ResolvedSession | undefined> {
+  const id = sessionIdOf(request);
+  const session = id === undefined ? undefined : await resolveConsoleSession(store, keyring, id, clock.now(), settings);
+  if (!session && id !== undefined) clearSessionCookie(request, reply);
+  return session;
+}
 
 const MAY_COMMAND = Symbol('console session may command');
 type WithCommandRight = FastifyRequest & { [MAY_COMMAND]?: boolean };
@@ -19,12 +29,8 @@ type WithCommandRight = FastifyRequest & { [MAY_COMMAND]?: boolean };
 export function sessionHook(store: StoreConnection, keyring: Keyring, clock: Clock, settings: ConsoleSessionSettings): onRequestAsyncHookHandler {
   return async function consoleSession(request: FastifyRequest, reply: FastifyReply) {
     if (isCrossSite(request)) return sendError(reply, new ServiceError(errors.consoleCrossSite));
-    const id = sessionIdOf(request);
-    const session = id === undefined ? undefined : await resolveConsoleSession(store, keyring, id, clock.now(), settings);
-    if (!session) {
-      if (id !== undefined) clearSessionCookie(request, reply);
-      return sendError(reply, new ServiceError(errors.notAuthenticated));
-    }
+    const session = await currentSession(store, keyring, clock, settings, request, reply);
+    if (!session) return sendError(reply, new ServiceError(errors.notAuthenticated));
     setPrincipal(request, session.principal);
     (request as WithCommandRight)[MAY_COMMAND] = session.mayCommand;
   };

@@ -5,7 +5,8 @@
  * as POST /token is. Signing in again ends the session the browser held.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { closeConsoleSession, openConsoleSession, resolveConsoleSession } from '../auth/console-sessions.js';
+import { closeConsoleSession, openConsoleSession } from '../auth/console-sessions.js';
+import { currentSession } from './session-hook.js';
 import { addressKey } from '../domain/client-address.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
@@ -35,7 +36,6 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
 
     app.post('/console/session', {
       bodyLimit: SIGN_IN_BODY_LIMIT,
-      schema: { hide: true },
       onRequest: async (request) => {
         await limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
         if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
@@ -69,19 +69,14 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
     });
 
     // Signed out is an answer here, not an error (204): the page asks this first, on every load.
-    app.get('/console/session', { schema: { hide: true } }, async (request, reply) => {
+    app.get('/console/session', async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const id = sessionIdOf(request);
-      const session = id === undefined ? undefined : await resolveConsoleSession(deps.store, deps.keyring, id, deps.clock.now(), settings.sessions);
-      if (!session) {
-        if (id !== undefined) clearSessionCookie(request, reply);
-        return reply.code(204).send();
-      }
+      const session = await currentSession(deps.store, deps.keyring, deps.clock, settings.sessions, request, reply);
+      if (!session) return reply.code(204).send();
       return describe(session.principal, session.expiresAt, session.mayCommand);
     });
 
     app.delete('/console/session', {
-      schema: { hide: true },
       onRequest: async (request) => {
         if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
       },

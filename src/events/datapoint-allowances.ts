@@ -16,15 +16,8 @@ export async function datapointAllowances(store: StoreConnection, companyId: str
   const wanted = [...new Set(vins)];
   const allowances = new Map<string, DatapointAllowed>();
   if (wanted.length === 0) return allowances;
-  const [plan, oems, vehicleOems] = await Promise.all([
-    cachedRegistryRead(store, `plan-datapoints:${companyId}`, () => planDatapoints(store, companyId)),
-    cachedRegistryRead(store, 'oem-datapoints', async () => new Map((await listOems(store.db)).map((o) => [o.name, parseNameSet(o.datapoints)]))),
-    companyVehicleOems(store.db, companyId, wanted),
-  ]);
-  for (const vin of wanted) {
-    const oem = oems.get(vehicleOems.get(vin) ?? '');
-    allowances.set(vin, oem === undefined ? NOTHING : (d) => allows(plan, d) && allows(oem, d));
-  }
+  const [allowedFor, vehicleOems] = await Promise.all([datapointAllowancesByOem(store, companyId), companyVehicleOems(store.db, companyId, wanted)]);
+  for (const vin of wanted) allowances.set(vin, allowedFor(vehicleOems.get(vin) ?? ''));
   return allowances;
 }
 
