@@ -105,6 +105,17 @@ export interface ServiceConfig {
   readonly docs: boolean;
   /** Redis for rate limits shared by every process; undefined: counted per process. */
   readonly redisUrl: string | undefined;
+  /** NATS servers of the ingest queue, comma-separated; undefined: ingest writes to the database directly. */
+  readonly ingestQueue: string | undefined;
+  readonly ingestQueuePartitions: number;
+  /** Undefined: 3 with three or more servers listed, else 1 (`ingestQueueSettingsOf`). */
+  readonly ingestQueueReplicas: number | undefined;
+  /** MiB all ingest streams together may hold. */
+  readonly ingestQueueMaxSize: number;
+  /** Ms a queued message may wait unstored; undefined: the telemetry retention. */
+  readonly ingestQueueMaxAge: number | undefined;
+  readonly ingestQueuePublishTimeout: number;
+  readonly ingestQueueAckWait: number;
   /** The web console at /console. */
   readonly console: boolean;
   /** A raster tile URL template (with `|attribution`) under the console's map; undefined: none. */
@@ -145,7 +156,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'host', flag: '--host', env: 'HOST', kind: 'string', default: '127.0.0.1', description: 'Address to listen on; 0.0.0.0 for every interface' },
   { key: 'database', flag: '--database', env: 'DATABASE_URL', kind: 'string', default: './data/telematics.db', description: 'A SQLite file path, or a postgres:// URL' },
   { key: 'databasePoolSize', flag: '--database-pool-size', env: 'DATABASE_POOL_SIZE', kind: 'integer', min: 1, max: 1000, default: 10, unit: 'connections', description: 'PostgreSQL connection pool size per process' },
-  { key: 'role', flag: '--role', env: 'TELEMATICS_ROLE', kind: 'role', default: 'all', description: 'What this process runs: `api` (the HTTP API, no background work), `workers` (command polling, trip detection, vehicle presence, retention sweeps; no API listener, only the operations listener when `--ops-port` is set), `gateway` (the tracker listeners that are configured and the sending of commands to trackers connected to it), or `all`. Processes with different roles on one database behave as one `all` process; see "Roles"' },
+  { key: 'role', flag: '--role', env: 'TELEMATICS_ROLE', kind: 'role', default: 'all', description: 'What this process runs: `api` (the HTTP API, no background work), `workers` (command polling, trip detection, vehicle presence, retention sweeps; no API listener, only the operations listener when `--ops-port` is set), `gateway` (the tracker listeners that are configured and the sending of commands to trackers connected to it), `writers` (with `--ingest-queue`: store the queued telemetry), or `all`. Processes with different roles on one database behave as one `all` process; see "Roles"' },
   { key: 'sim', flag: '--sim', env: 'TELEMATICS_SIM', kind: 'boolean', negatable: true, defaultText: 'on for SQLite with `--role all`, off otherwise', description: 'Run the simulated automaker cloud and fleet in-process (`--no-sim` turns it off)' },
   { key: 'demo', flag: '--demo', env: 'TELEMATICS_DEMO', kind: 'boolean', default: false, description: 'Seed a demo fleet into an empty database and print its credentials' },
   { key: 'commandTimeout', flag: '--command-timeout', env: 'TELEMATICS_COMMAND_TIMEOUT', kind: 'integer', min: 30, max: 86_400, default: 120, unit: 'seconds', description: 'Deadline of a remote command before it ends as `Command timeout.`' },
@@ -184,6 +195,13 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'opsPort', flag: '--ops-port', env: 'TELEMATICS_OPS_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: on the API port)', description: 'Serve /metrics, /healthz and /readyz on their own listener, and /metrics no longer on the API port (SECURITY.md, "What each endpoint exposes"); the only listener of a `--role workers` process' },
   { key: 'opsHost', flag: '--ops-host', env: 'TELEMATICS_OPS_HOST', kind: 'string', default: '127.0.0.1', description: 'Address of the operations listener' },
   { key: 'redisUrl', flag: '--redis-url', env: 'TELEMATICS_REDIS_URL', kind: 'string', defaultText: '(none: each process counts its own)', description: 'Redis (redis://host:6379) where every process counts the request limits, so N instances allow the configured total, not N times it; while it is unreachable each process counts its own' },
+  { key: 'ingestQueue', flag: '--ingest-queue', env: 'TELEMATICS_INGEST_QUEUE', kind: 'string', defaultText: '(none: ingest writes to the database in the request)', description: 'NATS JetStream servers (nats://host:4222, comma-separated) that carry telemetry from the edges (POST /ingest, trackers) to the `writers`: an ingest is answered 200 once the queue holds it, 503 with Retry-After when it cannot; see docs/scaling.md' },
+  { key: 'ingestQueuePartitions', flag: '--ingest-queue-partitions', env: 'TELEMATICS_INGEST_QUEUE_PARTITIONS', kind: 'integer', min: 1, max: 64, default: 4, unit: 'streams', description: 'Streams the VINs are split over (one RAFT leader each); every process of a deployment must use the same number' },
+  { key: 'ingestQueueReplicas', flag: '--ingest-queue-replicas', env: 'TELEMATICS_INGEST_QUEUE_REPLICAS', kind: 'integer', min: 1, max: 5, defaultText: '3 when `--ingest-queue` names three or more servers, else 1', unit: 'copies', description: 'Copies of each stream on different NATS servers, so losing one server (of 3 copies) or two (of 5) loses nothing; list every server of the cluster in `--ingest-queue`, or set it' },
+  { key: 'ingestQueueMaxSize', flag: '--ingest-queue-max-size', env: 'TELEMATICS_INGEST_QUEUE_MAX_SIZE', kind: 'integer', min: 16, max: 16 * 1024 * 1024, default: 2048, unit: 'MiB', description: 'Backlog all streams together may hold while storage is slow or down; when full, ingest is answered 503 and senders keep their data (docs/scaling.md has the arithmetic)' },
+  { key: 'ingestQueueMaxAge', flag: '--ingest-queue-max-age', env: 'TELEMATICS_INGEST_QUEUE_MAX_AGE', kind: 'duration', min: 3_600_000, max: 365 * 86_400_000, defaultText: 'the telemetry retention', description: 'A queued message not stored after this long is dropped; at least the telemetry retention (`--telemetry-retention`), past which storage would drop its records anyway' },
+  { key: 'ingestQueuePublishTimeout', flag: '--ingest-queue-publish-timeout', env: 'TELEMATICS_INGEST_QUEUE_PUBLISH_TIMEOUT', kind: 'duration', min: 1000, max: 60_000, default: '10s', description: 'How long an ingest waits for the queue to acknowledge (retrying through a leader election) before answering 503' },
+  { key: 'ingestQueueAckWait', flag: '--ingest-queue-ack-wait', env: 'TELEMATICS_INGEST_QUEUE_ACK_WAIT', kind: 'duration', min: 5000, max: 600_000, default: '30s', description: 'A message a writer took and did not acknowledge in this time (crashed, stopped) goes to another writer' },
   { key: 'console', flag: '--console', env: 'TELEMATICS_CONSOLE', kind: 'boolean', negatable: true, default: true, description: 'Serve the web console at /console (and redirect / there); `--no-console` turns it off' },
   { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'The console map\'s basemap: a raster tile URL template (`https://tiles.example/{z}/{x}/{y}.png`), a local `.pmtiles` file the service serves to the console, or the http(s) URL of a MapLibre style; text after `|` is the attribution (docs/console.md)' },
   { key: 'consoleSessionIdle', flag: '--console-session-idle', env: 'TELEMATICS_CONSOLE_SESSION_IDLE', kind: 'duration', min: 60_000, max: 86_400_000, default: '30m', description: 'A console session ends after this long without a request' },
@@ -274,7 +292,7 @@ function parseValue(spec: SettingSpec, raw: string | number | boolean, source: s
     case 'role': {
       const roles = parseRoles(String(raw));
       if (roles === undefined) {
-        problems.push(`${source} must be api, workers, gateway or all (or a comma-separated list of them), got "${raw}"`);
+        problems.push(`${source} must be api, workers, gateway, writers or all (or a comma-separated list of them), got "${raw}"`);
         return undefined;
       }
       return roles;
@@ -363,6 +381,11 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
     problems.push('TELEMATICS_JWT_KEYS and TELEMATICS_MASTER_KEYS must be set together');
   }
   if (typeof values.redisUrl === 'string' && !/^rediss?:\/\/[^\s]+$/.test(values.redisUrl)) problems.push(`${sources.redisUrl} must be a redis:// or rediss:// URL`);
+  if (typeof values.ingestQueue === 'string' && queueServers(values.ingestQueue).length === 0) problems.push(`${sources.ingestQueue} must be NATS server URLs (nats://host:4222), comma-separated`);
+  if (typeof values.ingestQueueMaxAge === 'number' && values.ingestQueueMaxAge < (values.telemetryRetention as number) * 3_600_000) {
+    problems.push(`${sources.ingestQueueMaxAge} must be at least the telemetry retention (${values.telemetryRetention} h): a record answered 200 must not expire in the queue before storage would drop it`);
+  }
+  if (role.writers && !Object.values(role).every(Boolean) && values.ingestQueue === undefined) problems.push('--role writers needs --ingest-queue: writers store what the queue holds');
   if (typeof values.consoleBasemap === 'string') {
     const basemap = parseBasemap(values.consoleBasemap);
     if (basemap === undefined) {
@@ -373,6 +396,27 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values as unknown as ServiceConfig);
+}
+
+/** The servers of `--ingest-queue`; empty when one of them is not a nats:// or tls:// URL or host:port. */
+export function queueServers(text: string): string[] {
+  const servers = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return servers.every((s) => /^((nats|tls):\/\/)?[^\s/]+(:\d{1,5})?\/?$/.test(s)) ? servers : [];
+}
+
+/** The ingest queue's settings as configured; undefined without `--ingest-queue`. */
+export function ingestQueueSettingsOf(config: ServiceConfig) {
+  if (config.ingestQueue === undefined) return undefined;
+  const servers = queueServers(config.ingestQueue);
+  return {
+    servers,
+    partitions: config.ingestQueuePartitions,
+    replicas: config.ingestQueueReplicas ?? (servers.length >= 3 ? 3 : 1),
+    maxBytes: config.ingestQueueMaxSize * 1024 * 1024,
+    maxAgeMs: config.ingestQueueMaxAge ?? config.telemetryRetention * 3_600_000,
+    publishTimeoutMs: config.ingestQueuePublishTimeout,
+    ackWaitMs: config.ingestQueueAckWait,
+  };
 }
 
 /** The keys file kept beside a SQLite database: `data/telematics.db` → `data/telematics.db.keys.json`. */

@@ -22,7 +22,11 @@ import { migrateToLatest } from './store/migrate.js';
 import { unreachableMessage } from './store/classify-error.js';
 import { openStore } from './store/open-store.js';
 import type { StoreConnection } from './store/connection.js';
-import { defaultKeysFile, gatewaySettingsOf, tripSettingsOf } from './config.js';
+import { defaultKeysFile, gatewaySettingsOf, ingestQueueSettingsOf, tripSettingsOf } from './config.js';
+import type { IngestQueue } from './queue/ingest-queue.js';
+import type { RunningWriters } from './queue/telemetry-writers.js';
+import { databaseAnswers } from './http/health-routes.js';
+import type { ReadinessCheck } from './http/app-deps.js';
 import { startGateway, type RunningGateway } from './gateway/start-gateway.js';
 import { TrackerCommandLink } from './gateway/tracker-command-link.js';
 import { ConnectorRegistry } from './oem/connector-registry.js';
@@ -68,6 +72,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const logger = options.logger ?? createLogger(config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
+  let queue: IngestQueue | undefined;
   try {
     const { applied } = await migrateToLatest(store).catch((error: unknown) => {
       const message = unreachableMessage(error, store.description);
@@ -80,14 +85,16 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000, movingSpeedKmh: config.tripMovingSpeed }),
     });
     const metrics = new ServiceMetrics();
+    queue = await openIngestQueue(config, logger, metrics);
     // A gateway-only process loads no keys: nothing it does signs, verifies or opens a secret. A
     // workers process does: it signs webhooks with their endpoints' sealed secrets.
     const keyring = config.role.api || config.role.workers ? loadKeys(config, logger) : undefined;
     const webhookSender = keyring ? webhookSenderOf(config) : undefined;
     const webhooks = keyring && webhookSender ? webhookDepsOf(config, store, keyring, clock, webhookSender) : undefined;
     const demo = config.demo && keyring && config.role.api ? await seedDemo(store.db, keyring, clock.now()) : undefined;
-    const app = keyring && webhooks && config.role.api ? await buildApiApp(config, store, keyring, webhooks, connectors, metrics, clock, logger) : undefined;
-    const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger }, metrics);
+    const readiness = readinessOf(config, store, queue);
+    const app = keyring && webhooks && config.role.api ? await buildApiApp(config, store, keyring, webhooks, connectors, metrics, clock, logger, queue, readiness) : undefined;
+    const ops = config.opsPort === undefined ? undefined : await buildOpsApp({ store, logger, readiness }, metrics);
     let address: string | undefined;
     let opsUrl: string | undefined;
     let gateway: RunningGateway | undefined;
@@ -95,7 +102,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       if (app) address = await app.listen({ port: config.port, host: config.host });
       if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
       if (config.role.gateway && (config.teltonikaPort !== undefined || config.osmandPort !== undefined)) {
-        gateway = await startGateway(store, clock, gatewaySettingsOf(config), metrics.registry, logger);
+        const settings = gatewaySettingsOf(config);
+        gateway = await startGateway(store, clock, { ...settings, intake: { ...settings.intake, queue } }, metrics.registry, logger);
       }
     } catch (error) {
       await app?.close();
@@ -112,6 +120,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
         eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
       }, logger, dispatcher)
+      : undefined;
+    const writers: RunningWriters | undefined = config.role.writers && queue
+      ? await (await import('./queue/telemetry-writers.js')).startTelemetryWriters(queue, store, clock, gatewaySettingsOf(config).intake, logger, queue.metrics)
       : undefined;
     const url = address?.replace('[::1]', 'localhost');
     const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
@@ -151,6 +162,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         await gateway?.close();
         await app?.close();
         await ops?.close();
+        await writers?.stop();
+        await queue?.close();
         await stopWorkers?.();
         // Attempts under way get a few seconds to end and be written; one cut off keeps its lease,
         // which lapses, and is sent again (at least once). Claimed but unsent ones are given back.
@@ -161,9 +174,32 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       },
     };
   } catch (error) {
+    await queue?.close();
     await store.close();
     throw error;
   }
+}
+
+/**
+ * The ingest queue, for a process that queues (api, gateway) or stores (writers) telemetry. Its
+ * client is loaded only then: every `telematics` command starts through this module.
+ */
+async function openIngestQueue(config: ServiceConfig, logger: Logger, metrics: ServiceMetrics): Promise<IngestQueue | undefined> {
+  const settings = ingestQueueSettingsOf(config);
+  if (!settings || !(config.role.api || config.role.gateway || config.role.writers)) return undefined;
+  const [{ IngestQueue }, { QueueMetrics }] = await Promise.all([import('./queue/ingest-queue.js'), import('./queue/queue-metrics.js')]);
+  return IngestQueue.open(settings, logger, new QueueMetrics(metrics.registry));
+}
+
+/**
+ * What /readyz waits for. An edge (api, gateway) with the ingest queue is ready while the queue
+ * is: it accepts telemetry while the database is down, which is the queue's point, and its other
+ * requests answer 503 by themselves. A writers process needs both; without the queue, the database.
+ */
+function readinessOf(config: ServiceConfig, store: StoreConnection, queue: IngestQueue | undefined): ReadinessCheck[] {
+  if (!queue) return [databaseAnswers(store)];
+  const queueReady = () => queue.ready();
+  return config.role.writers ? [databaseAnswers(store), queueReady] : [queueReady];
 }
 
 /** Where the simulated trackers connect: this process's own listeners, over loopback when they listen on every interface. */
@@ -209,11 +245,12 @@ function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: K
 
 async function buildApiApp(
   config: ServiceConfig, store: StoreConnection, keyring: Keyring, webhooks: WebhookDeps, connectors: ConnectorRegistry, metrics: ServiceMetrics, clock: Clock, logger: Logger,
+  ingestQueue: IngestQueue | undefined, readiness: readonly ReadinessCheck[],
 ): Promise<FastifyInstance> {
   const sharedRateStore = config.redisUrl === undefined ? undefined : new RedisRateStore(config.redisUrl);
   if (sharedRateStore && !(await sharedRateStore.ready())) logger.warn('shared rate limits (Redis) not reachable at start: counting in this process until they are');
   const app = await buildApp({
-    store, keyring, clock, logger, webhooks, sharedRateStore,
+    store, keyring, clock, logger, webhooks, sharedRateStore, ingestQueue, readiness,
     tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
     bodyLimit: config.bodyLimit,
     telemetryRetentionMs: config.telemetryRetention * 3_600_000,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SETTINGS, tripSettingsOf } from '../src/config.js';
+import { ConfigError, ingestQueueSettingsOf, loadConfig, SETTINGS, tripSettingsOf } from '../src/config.js';
 import { configurationTable } from '../src/config-table.js';
 import { DEFAULT_TRIP_THRESHOLDS } from '../src/domain/trip-detection.js';
 
@@ -74,15 +74,30 @@ describe('configuration', () => {
   });
 
   it('when --role is left alone, then the process runs everything; api, workers, gateway, all and lists of them read as roles', () => {
-    expect(loadConfig({}, {}).role).toEqual({ api: true, workers: true, gateway: true });
-    expect(loadConfig({ role: 'api' }, {}).role).toEqual({ api: true, workers: false, gateway: false });
-    expect(loadConfig({}, { TELEMATICS_ROLE: 'workers' }).role).toEqual({ api: false, workers: true, gateway: false });
-    expect(loadConfig({}, { TELEMATICS_ROLE: 'gateway' }).role).toEqual({ api: false, workers: false, gateway: true });
-    expect(loadConfig({}, { TELEMATICS_ROLE: 'api, workers' }).role).toEqual({ api: true, workers: true, gateway: false });
-    expect(loadConfig({ role: 'ALL' }, { TELEMATICS_ROLE: 'api' }).role).toEqual({ api: true, workers: true, gateway: true });
+    expect(loadConfig({}, {}).role).toEqual({ api: true, workers: true, gateway: true, writers: true });
+    expect(loadConfig({ role: 'api' }, {}).role).toEqual({ api: true, workers: false, gateway: false, writers: false });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'workers' }).role).toEqual({ api: false, workers: true, gateway: false, writers: false });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'gateway' }).role).toEqual({ api: false, workers: false, gateway: true, writers: false });
+    expect(loadConfig({ role: 'writers', ingestQueue: 'nats://127.0.0.1:4222' }, {}).role).toEqual({ api: false, workers: false, gateway: false, writers: true });
+    expect(loadConfig({}, { TELEMATICS_ROLE: 'api, workers' }).role).toEqual({ api: true, workers: true, gateway: false, writers: false });
+    expect(loadConfig({ role: 'ALL' }, { TELEMATICS_ROLE: 'api' }).role).toEqual({ api: true, workers: true, gateway: true, writers: true });
     for (const wrong of ['gateways', 'api,', '', 'everything']) {
-      expect(() => loadConfig({ role: wrong }, {}), wrong).toThrow(`--role must be api, workers, gateway or all (or a comma-separated list of them), got "${wrong}"`);
+      expect(() => loadConfig({ role: wrong }, {}), wrong).toThrow(`--role must be api, workers, gateway, writers or all (or a comma-separated list of them), got "${wrong}"`);
     }
+  });
+
+  it('when --ingest-queue is set, then its servers and limits read as queue settings; writers without a queue, or a wrong URL, are one clear error', () => {
+    const config = loadConfig({ ingestQueue: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222,10.0.0.3:4222' }, { TELEMATICS_TELEMETRY_RETENTION: '200' });
+    expect(ingestQueueSettingsOf(config)).toEqual({
+      servers: ['nats://10.0.0.1:4222', 'nats://10.0.0.2:4222', '10.0.0.3:4222'], partitions: 4, replicas: 3,
+      maxBytes: 2048 * 1024 * 1024, maxAgeMs: 200 * 3_600_000, publishTimeoutMs: 10_000, ackWaitMs: 30_000,
+    });
+    expect(ingestQueueSettingsOf(loadConfig({}, {}))).toBeUndefined();
+    expect(ingestQueueSettingsOf(loadConfig({ ingestQueue: 'nats://q:4222', ingestQueueMaxAge: '9d' }, {}))).toMatchObject({ maxAgeMs: 9 * 86_400_000, replicas: 1 });
+    expect(ingestQueueSettingsOf(loadConfig({ ingestQueue: 'nats://a:4222,nats://b:4222,nats://c:4222', ingestQueueReplicas: '1' }, {}))?.replicas).toBe(1);
+    expect(() => loadConfig({ ingestQueue: 'nats://q:4222', ingestQueueMaxAge: '3d' }, {})).toThrow('--ingest-queue-max-age must be at least the telemetry retention (192 h)');
+    expect(() => loadConfig({ role: 'writers' }, {})).toThrow('--role writers needs --ingest-queue');
+    expect(() => loadConfig({ ingestQueue: 'http://q:4222/path' }, {})).toThrow('--ingest-queue must be NATS server URLs (nats://host:4222), comma-separated');
   });
 
   it('when tracker listeners are configured, then TLS needs its three settings and the plain port, and they listen on --host unless --gateway-host says otherwise', () => {

@@ -69,11 +69,14 @@ function handle(child, url, logFile) {
 /**
  * `telematics serve` on `database` with keys from the environment, no in-process simulator, and
  * no request limits (load comes from one address and one application by design).
- * `nodeArgs` lets a profiling run add `--cpu-prof`.
+ * `nodeArgs` lets a profiling run add `--cpu-prof`; `opsOnly` is for a process with no API
+ * listener (`--role writers`): its operations listener takes the port.
  */
-export async function startService({ database, keys, logFile, settings = {}, nodeArgs }) {
+export async function startService({ database, keys, logFile, settings = {}, nodeArgs, opsOnly = false }) {
   const port = await freePort();
   const env = {
+    // A process without the API (`--role writers`) is waited for on its operations listener.
+    ...(opsOnly ? { TELEMATICS_OPS_PORT: String(port) } : {}),
     DATABASE_URL: database, PORT: String(port), HOST: '127.0.0.1', TELEMATICS_SIM: 'false',
     TELEMATICS_JWT_KEYS: keys.jwt, TELEMATICS_MASTER_KEYS: keys.master, LOG_LEVEL: 'info',
     TELEMATICS_TOKEN_RATE_CLIENT: '0', TELEMATICS_TOKEN_RATE_ADDRESS: '0', TELEMATICS_COMMAND_RATE_APP: '0', ...settings,

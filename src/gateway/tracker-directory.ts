@@ -56,7 +56,7 @@ export class TrackerDirectory {
   }
 
   find(protocol: TrackerProtocol, deviceId: string): Promise<TrackedVehicle | undefined> {
-    return cachedRegistryRead(this.#store, `tracker:${protocol}:${deviceId}`, () => findTrackedVehicle(this.#store.db, protocol, deviceId));
+    return cachedRegistryRead(this.#store, `tracker:${protocol}:${deviceId}`, () => findTrackedVehicle(this.#store.db, protocol, deviceId), { lastKnownDuringOutage: this.#intake.queue !== undefined });
   }
 
   /** Stores what a tracker sent (D8 checks, idempotency and events are the intake's); resolves once stored. */

@@ -11,6 +11,7 @@ import type { IngestSummary } from './ingest-summary.js';
 import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
 import type { StateSettings } from '../domain/vehicle-state.js';
 import type { ConsoleSettings } from '../console/console-settings.js';
+import type { TelemetrySink } from '../intake/accept-telemetry.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
 export interface AppDeps {
@@ -53,7 +54,14 @@ export interface AppDeps {
   readonly console?: ConsoleSettings;
   /** /webhook-endpoints; not served when absent. */
   readonly webhooks?: WebhookDeps;
+  /** Where POST /ingest puts checked records (`--ingest-queue`); stored in the request when absent. */
+  readonly ingestQueue?: TelemetrySink;
+  /** What /readyz asks; the database alone when absent. */
+  readonly readiness?: readonly ReadinessCheck[];
 }
+
+/** One dependency /readyz waits for; false (or a throw, or no answer in 2 s) is not ready. */
+export type ReadinessCheck = () => Promise<boolean>;
 
 export interface EventStreamSettings {
   readonly perApplication: number;

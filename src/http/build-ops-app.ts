@@ -10,7 +10,7 @@ import { ErrorBody } from '@telematics/contract';
  * network only, so request volumes and the runtime's version stay off the API port. Health
  * probes stay on the API port too: load balancers probe where they send traffic.
  */
-export async function buildOpsApp(deps: Pick<AppDeps, 'store' | 'logger'>, metrics: ServiceMetrics): Promise<FastifyInstance> {
+export async function buildOpsApp(deps: Pick<AppDeps, 'store' | 'logger' | 'readiness'>, metrics: ServiceMetrics): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: deps.logger, logController: new LogController({ disableRequestLogging: true }) });
   installErrorHandling(app);
   app.addSchema(ErrorBody);

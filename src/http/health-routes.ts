@@ -1,26 +1,27 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { HealthStatus } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
+import { settleWithin } from '../domain/settle-within.js';
 import { pingDatabase } from '../store/ping-database.js';
 import { errorResponses, noSecurity } from './schemas.js';
-import type { AppDeps } from './app-deps.js';
+import type { AppDeps, ReadinessCheck } from './app-deps.js';
 
 /** A readiness probe must answer quickly even when the database hangs. */
 const READY_TIMEOUT_MS = 2000;
 
-async function databaseAnswers(deps: Pick<AppDeps, 'store'>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS); });
-  const probe = pingDatabase(deps.store.db).then(() => true, () => false);
-  try {
-    return await Promise.race([probe, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+const answers = (check: ReadinessCheck): Promise<boolean> => settleWithin(check(), READY_TIMEOUT_MS, false);
+
+/** The readiness check of the database: it answers a query. */
+export function databaseAnswers(store: AppDeps['store']): ReadinessCheck {
+  return () => pingDatabase(store.db).then(() => true);
 }
 
-/** /healthz: the process is up. /readyz: it can serve, i.e. the database answers. */
-export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
+/**
+ * /healthz: the process is up. /readyz: it can serve, i.e. what it depends on answers: the
+ * database, or what the composition root lists (with the ingest queue, its streams' quorum).
+ */
+export function healthRoutes(deps: Pick<AppDeps, 'store' | 'readiness'>): FastifyPluginAsync {
+  const checks = deps.readiness ?? [databaseAnswers(deps.store)];
   return async (app) => {
     app.get('/healthz', {
       schema: { operationId: 'getLiveness', summary: 'Liveness: the process is running', tags: ['operations'], security: noSecurity, response: { 200: HealthStatus } },
@@ -31,13 +32,14 @@ export function healthRoutes(deps: Pick<AppDeps, 'store'>): FastifyPluginAsync {
       schema: {
         operationId: 'getReadiness',
         security: noSecurity,
-        summary: 'Readiness: the database answers',
+        summary: 'Readiness: the database answers (with an ingest queue, its streams have a quorum)',
         tags: ['operations'],
         response: { 200: HealthStatus, ...errorResponses('unavailable') },
       },
       logLevel: 'warn',
     }, async () => {
-      if (!(await databaseAnswers(deps))) throw new ServiceError(errors.unavailable);
+      const ready = await Promise.all(checks.map(answers));
+      if (!ready.every(Boolean)) throw new ServiceError(errors.unavailable);
       return { status: 'ready' };
     });
   };

@@ -12,6 +12,8 @@ export const INGEST_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** POST /ingest/{oem}: automakers push telemetry (OPERATIONS.md "Ingest"). */
 export function ingestRoute(deps: AppDeps, summary: IngestSummary): FastifyPluginAsync {
+  const intake = { retentionMs: deps.telemetryRetentionMs, tripLatenessMs: deps.tripLatenessMs, queue: deps.ingestQueue };
+  const authOptions = { queued: deps.ingestQueue !== undefined };
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     app.post('/ingest/:oem', {
@@ -28,10 +30,10 @@ export function ingestRoute(deps: AppDeps, summary: IngestSummary): FastifyPlugi
         response: { 200: IngestResponse, ...errorResponses(JSON_BODY_ERRORS, PATH_ERRORS, 'invalidIngestKey') },
       },
       onRequest: async (request) => {
-        await authenticateOem(deps.store.db, deps.keyring, (request.params as { oem: string }).oem, request.headers.authorization);
+        await authenticateOem(deps.store, deps.keyring, (request.params as { oem: string }).oem, request.headers.authorization, authOptions);
       },
     }, async (request) => {
-      const result = await ingestWireBatch(deps.store, request.params.oem, request.body.records, deps.clock.now(), { retentionMs: deps.telemetryRetentionMs, tripLatenessMs: deps.tripLatenessMs });
+      const result = await ingestWireBatch(deps.store, request.params.oem, request.body.records, deps.clock.now(), intake);
       summary.add(request.params.oem, result.accepted, result.rejected.length);
       return result;
     });

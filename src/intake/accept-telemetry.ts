@@ -32,6 +32,16 @@ export interface IntakeSettings {
   readonly retentionMs: number;
   /** Trip detection leaves records this young for later; older ones may need it to rewind. */
   readonly tripLatenessMs: number;
+  /**
+   * Where checked records go: the ingest queue (`--ingest-queue`), whose writers store them later
+   * with `storeTelemetryRows`. Absent: stored here, before the call returns.
+   */
+  readonly queue?: TelemetrySink;
+}
+
+/** Records checked by the intake, on their way to storage; `write` resolves once they are durable. */
+export interface TelemetrySink {
+  write(rows: readonly TelemetryRow[], now: number): Promise<void>;
 }
 
 export async function acceptTelemetry(
@@ -49,8 +59,7 @@ export interface IntakeBatch {
 /**
  * Several sources' records at once (the gateway groups the packets of trackers that arrive
  * together): each batch is checked against its own source and gets its own result, and all of
- * them are stored with one partition check, one insert and one trip-rewind mark. Either all are
- * stored or the call fails.
+ * them are stored (or queued) together. Either all are durable or the call fails.
  */
 export async function acceptTelemetryBatches(
   store: StoreConnection, batches: readonly IntakeBatch[], now: number, settings: IntakeSettings,
@@ -66,7 +75,7 @@ export async function acceptTelemetryBatches(
       if (result.ok) checked.push({ index, record: result.record });
       else rejected.push({ index, reason: result.reason });
     });
-    const vehicles = await vehiclesOf(store, source);
+    const vehicles = await vehiclesOf(store, source, settings.queue !== undefined);
     let accepted = 0;
     for (const { index, record } of checked) {
       if (!vehicles.has(record.vin)) {
@@ -82,13 +91,27 @@ export async function acceptTelemetryBatches(
     rejected.sort((a, b) => a.index - b.index);
     results.push({ accepted, rejected });
   }
+  if (settings.queue) await settings.queue.write(rows, now);
+  else await storeTelemetryRows(store, rows, now, settings);
+  return results;
+}
+
+/**
+ * The storage half of the intake, for rows it has checked (here, or at the queue's edge before a
+ * writer took them): one partition check, one insert (a (VIN, instant) already stored is kept),
+ * the events stored rows imply, and one trip-rewind mark. `now` is when they are stored: a row
+ * that waited in the queue while trip detection passed its instant makes detection go back.
+ * Rows past retention by now are dropped, as the retention sweep would drop them.
+ */
+export async function storeTelemetryRows(store: StoreConnection, given: readonly TelemetryRow[], now: number, settings: IntakeSettings): Promise<void> {
+  const rows = given.filter((r) => r.ts >= now - settings.retentionMs);
+  if (rows.length === 0) return;
   await ensureTelemetryPartitions(store, rows.map((r) => r.ts));
   await storeRecords(store, rows, now);
   // Trip detection may already have passed these instants; if so it must go back to them.
   const earliest = new Map<string, number>();
   for (const r of rows) if (r.ts <= now - settings.tripLatenessMs && !(earliest.get(r.vin)! <= r.ts)) earliest.set(r.vin, r.ts);
   await markTripRewinds(store.db, store.capabilities, earliest);
-  return results;
 }
 
 /**

@@ -18,10 +18,11 @@ export interface SourceVehicles {
 }
 
 /** The VINs the source may write for, from the registry cache: a source pushes the same fleet all day. */
-export async function vehiclesOf(store: StoreConnection, source: TelemetrySource): Promise<SourceVehicles> {
+/** `queued`: the records go to the ingest queue, so the last rows read serve while the database is away. */
+export async function vehiclesOf(store: StoreConnection, source: TelemetrySource, queued = false): Promise<SourceVehicles> {
   if (source.kind === 'device') {
     return { has: (vin) => vin === source.vin, refusal: (vin) => `VIN ${vin} is not the vehicle of ${source.protocol} device ${source.deviceId}` };
   }
-  const owned = await cachedRegistryRead(store, `oem-vins:${source.oem}`, () => vinsOfOem(store.db, source.oem));
+  const owned = await cachedRegistryRead(store, `oem-vins:${source.oem}`, () => vinsOfOem(store.db, source.oem), { lastKnownDuringOutage: queued });
   return { has: (vin) => owned.has(vin), refusal: (vin) => `VIN ${vin} is not registered to OEM ${source.oem}` };
 }

@@ -4,12 +4,25 @@
  * read while the registry changed is returned but not kept. Bounded; values are shared, so
  * callers must not modify them.
  */
+import { classifyStoreError } from './classify-error.js';
 import type { StoreConnection } from './connection.js';
 
 const MAX_ENTRIES = 20_000;
 const caches = new WeakMap<StoreConnection, Map<string, { generation: number; value: unknown }>>();
+const lastKnown = new WeakMap<StoreConnection, Map<string, unknown>>();
 
-export async function cachedRegistryRead<T>(store: StoreConnection, key: string, load: () => Promise<T>): Promise<T> {
+export interface RegistryReadOptions {
+  /**
+   * While the database cannot be reached, answer with the value last read, if there is one. For
+   * the telemetry edge with the ingest queue (authenticating an automaker, its vehicles, a
+   * tracker's vehicle), which keeps accepting data the queue holds until storage is back: no
+   * registry change can be made while the database is down, so what was read before still holds.
+   */
+  readonly lastKnownDuringOutage?: boolean;
+}
+
+export async function cachedRegistryRead<T>(store: StoreConnection, key: string, load: () => Promise<T>, options?: RegistryReadOptions): Promise<T> {
+  if (options?.lastKnownDuringOutage) return readRemembering(store, key, () => cachedRegistryRead(store, key, load));
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return load();
   changes.refresh();
@@ -24,4 +37,22 @@ export async function cachedRegistryRead<T>(store: StoreConnection, key: string,
     cache.set(key, { generation, value });
   }
   return value;
+}
+
+async function readRemembering<T>(store: StoreConnection, key: string, read: () => Promise<T>): Promise<T> {
+  let known = lastKnown.get(store);
+  if (!known) lastKnown.set(store, (known = new Map()));
+  try {
+    const value = await read();
+    // Only what was found: lookups of names that do not exist (anyone can send those) must not
+    // push out the rows an outage needs. The oldest entry goes first.
+    if (value !== undefined && value !== null) {
+      if (known.size >= MAX_ENTRIES && !known.has(key)) known.delete(known.keys().next().value!);
+      known.set(key, value);
+    }
+    return value;
+  } catch (error) {
+    if (classifyStoreError(error) === 'unavailable' && known.has(key)) return known.get(key) as T;
+    throw error;
+  }
 }

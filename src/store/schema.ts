@@ -120,6 +120,19 @@ export interface TripsTable {
   created_at: number;
 }
 
+/** A trip worker alive until `alive_until` (migration 0018). */
+export interface TripWorkersTable {
+  owner: string;
+  alive_until: number;
+}
+
+/** One shard of trip detection, held by `owner` until `lease_until` (migration 0018). */
+export interface TripShardsTable {
+  shard: number;
+  owner: string | null;
+  lease_until: Generated<number>;
+}
+
 export interface TripCursorsTable {
   vin: string;
   processed_until: number;
@@ -300,6 +313,8 @@ export interface Database {
   telemetry: TelemetryTable;
   trips: TripsTable;
   trip_cursors: TripCursorsTable;
+  trip_workers: TripWorkersTable;
+  trip_shards: TripShardsTable;
   commands: CommandsTable;
   device_commands: DeviceCommandsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -11,6 +11,7 @@ import type { StoreConnection } from '../store/connection.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { deleteTripsEndedBefore, listOpenTripCursors, listVinsWithTripInputs, type TripDetectionCandidate } from '../store/trips-queries.js';
 import { detectTripsForVin, type TripDetectionSettings } from './detect-trips.js';
+import { TripShardLease } from './trip-shards.js';
 
 export interface TripWorkerSettings extends TripDetectionSettings {
   readonly retentionMs: number;
@@ -28,12 +29,25 @@ export interface TripPassReport {
   expired: number;
 }
 
+export interface TripPassOptions {
+  /** Run the retention sweep too (default true). */
+  readonly expire?: boolean;
+  /** Only the vehicles of the shards this lease holds; every vehicle when absent. */
+  readonly shards?: TripShardLease;
+}
+
 export async function runTripDetectionOnce(
-  store: StoreConnection, clock: Clock, settings: TripWorkerSettings, options: { expire?: boolean } = {},
+  store: StoreConnection, clock: Clock, settings: TripWorkerSettings, options: TripPassOptions = {},
 ): Promise<TripPassReport> {
   const now = clock.now();
   const report: TripPassReport = { vehicles: 0, records: 0, trips: 0, expired: 0 };
+  const shards = options.shards;
+  if (shards) await shards.renew(now);
   for (const vehicle of await tripDetectionCandidates(store, now - settings.latenessMs, settings)) {
+    if (shards) {
+      await shards.keep(clock.now());
+      if (!shards.holds(vehicle.vin)) continue;
+    }
     const r = await detectTripsForVin(store, vehicle.vin, vehicle.fuel_capacity, now, settings);
     report.vehicles += 1;
     report.records += r.records;
@@ -56,16 +70,21 @@ async function tripDetectionCandidates(store: StoreConnection, horizon: number, 
   return [...byVin.values()].sort((a, b) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0));
 }
 
-/** The pass as the periodic loop runs it: every `intervalMs`, with the retention sweep at most every 10 minutes. */
-export function tripDetectionWorker(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): PeriodicWorker {
+/**
+ * The pass as the periodic loop runs it: every `intervalMs`, over the vehicles of the shards this
+ * process holds (trip-shards.ts), with the retention sweep at most every 10 minutes.
+ */
+export function tripDetectionWorker(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): PeriodicWorker & { readonly shards: TripShardLease } {
   let expiredAt = -Infinity;
+  const shards = new TripShardLease(store, logger);
   return {
     name: 'trip detection',
     intervalMs: settings.intervalMs,
+    shards,
     async runOnce() {
       const expire = clock.now() - expiredAt >= EXPIRY_INTERVAL_MS;
       if (expire) expiredAt = clock.now();
-      const report = await runTripDetectionOnce(store, clock, settings, { expire });
+      const report = await runTripDetectionOnce(store, clock, settings, { expire, shards });
       if (report.trips > 0 || report.expired > 0) logger.info(report, 'trips detected');
     },
   };

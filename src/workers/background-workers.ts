@@ -1,7 +1,8 @@
 /**
  * The `workers` role: every background worker of the service, each a `runOnce` in the periodic
  * loop. Each coordinates with its copies in other processes through the database alone (command
- * leases, per-VIN trip cursors, idempotent deletes), so any number of `workers` processes may run.
+ * leases, trip shard leases and per-VIN trip cursors, idempotent deletes), so any number of
+ * `workers` processes may run.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -26,13 +27,19 @@ export function startBackgroundWorkers(
   store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: BackgroundWorkerSettings, logger: Logger,
   webhooks?: { periodicWorker(): PeriodicWorker },
 ): StopLoop {
-  return startPeriodicAll([
+  const trips = tripDetectionWorker(store, clock, settings.trips, logger);
+  const stop = startPeriodicAll([
     new CommandWorker(store, connectors, clock, undefined, logger).periodicWorker(),
-    tripDetectionWorker(store, clock, settings.trips, logger),
+    trips,
     telemetryRetentionWorker(store, clock, settings.telemetryRetentionMs, logger),
     idempotencyKeyExpiryWorker(store, clock, logger),
     vehiclePresenceWorker(store, clock, settings.presence, logger),
     eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
     ...(webhooks ? [webhooks.periodicWorker()] : []),
   ], { logger });
+  return async () => {
+    await stop();
+    // Free at once for the other workers rather than after the lease; a failure only means they wait for it.
+    await trips.shards.release().catch(() => undefined);
+  };
 }

@@ -7,19 +7,20 @@
  *   idempotency key expiry); no API listener, only the operations listener if `--ops-port` is set.
  * - `gateway`: the tracker listeners that are configured (`--teltonika-port`, `--osmand-port`)
  *   and the sending of commands to the trackers connected to this process.
+ * - `writers`: with `--ingest-queue`, store the telemetry the edges (api, gateway) queued.
  */
-export const SERVICE_ROLES = ['api', 'workers', 'gateway'] as const;
+export const SERVICE_ROLES = ['api', 'workers', 'gateway', 'writers'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 
 /** Which roles a process runs. */
 export type Roles = Readonly<Record<ServiceRole, boolean>>;
 
-export const ALL_ROLES: Roles = Object.freeze({ api: true, workers: true, gateway: true });
+export const ALL_ROLES: Roles = Object.freeze({ api: true, workers: true, gateway: true, writers: true });
 
 /** `api`, `workers`, `gateway`, `all`, or a comma-separated list of them; undefined if not. */
 export function parseRoles(text: string): Roles | undefined {
   const parts = text.split(',').map((part) => part.trim().toLowerCase());
-  const roles: Record<ServiceRole, boolean> = { api: false, workers: false, gateway: false };
+  const roles: Record<ServiceRole, boolean> = { api: false, workers: false, gateway: false, writers: false };
   for (const part of parts) {
     if (part === 'all') for (const role of SERVICE_ROLES) roles[role] = true;
     else if ((SERVICE_ROLES as readonly string[]).includes(part)) roles[part as ServiceRole] = true;

@@ -26,7 +26,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'domain', members: ['domain'] },
   { name: 'security and store', members: ['security', 'store'] },
   { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers'] },
-  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'console', 'redis'] },
+  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'console', 'redis', 'queue'] },
   { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts'] },
 ];
 

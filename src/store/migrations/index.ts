@@ -17,6 +17,7 @@ import { webhookAttemptPositionsMigration } from './0014-webhook-attempt-positio
 import { commandHistoryMigration } from './0015-command-history.js';
 import { consoleSessionsMigration } from './0016-console-sessions.js';
 import { consoleCommandProofMigration } from './0017-console-command-proof.js';
+import { tripShardsMigration } from './0018-trip-shards.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -41,6 +42,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0015-command-history': commandHistoryMigration,
     '0016-console-sessions': consoleSessionsMigration,
     '0017-console-command-proof': consoleCommandProofMigration,
+    '0018-trip-shards': tripShardsMigration,
   });
 }
 

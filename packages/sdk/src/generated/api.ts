@@ -43,7 +43,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers (with an ingest queue, its streams have a quorum) */
         get: operations["getReadiness"];
         put?: never;
         post?: never;

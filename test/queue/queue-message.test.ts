@@ -1,0 +1,76 @@
+/**
+ * The ingest queue's messages: rows split by VIN partition and by size, the same rows always
+ * giving the same messages and ids (what makes a resent batch a duplicate to the stream), and
+ * what a writer reads back; the VIN partition function, which must never change; and when a
+ * stream counts as able to acknowledge.
+ */
+import { describe, expect, it } from 'vitest';
+import { vinPartition } from '../../src/domain/vin-partition.js';
+import type { StreamInfo } from '@nats-io/jetstream';
+import { hasQuorum } from '../../src/queue/ingest-queue.js';
+import { MAX_MESSAGE_BYTES } from '../../src/queue/ingest-streams.js';
+import { decodeQueueMessage, queueMessages } from '../../src/queue/queue-message.js';
+import type { TelemetryRow } from '../../src/store/telemetry-queries.js';
+
+const vins = Array.from({ length: 40 }, (_, i) => `9BWPART${String(i).padStart(10, '0')}`);
+const row = (vin: string, ts: number): TelemetryRow => ({ vin, ts, speed: 12.5, latitude: -23.5, longitude: -46.6, flag: null, received_at: 1_700_000_000_000 });
+
+describe('ingest queue messages', () => {
+  it('when a VIN is partitioned, then the answer is fixed for ever (FNV-1a), spread over the partitions, and within range', () => {
+    expect([vinPartition('9BWZZZ377VT004251', 4), vinPartition('9BWZZZ377VT004251', 64), vinPartition('1HGCM82633A004352', 4)]).toEqual([0, 20, 2]); // 0xb05a2a94, 0x848a2802 by a reference FNV-1a
+    const counts = [0, 0, 0, 0];
+    for (const vin of vins) counts[vinPartition(vin, 4)]! += 1;
+    expect(Math.min(...counts)).toBeGreaterThan(4);
+    for (const vin of vins) expect(vinPartition(vin, 7)).toBeLessThan(7);
+  });
+
+  it('when rows are queued, then each message holds one partition\'s rows, under the size limit, and the rows come back whole', () => {
+    const rows = vins.flatMap((vin) => Array.from({ length: 200 }, (_, i) => row(vin, 1_700_000_000_000 + i * 1000)));
+    const messages = queueMessages(rows, 5, 4);
+    expect(messages.length).toBeGreaterThan(4);
+    const back: TelemetryRow[] = [];
+    for (const m of messages) {
+      expect(m.body.byteLength).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+      const decoded = decodeQueueMessage(m.body)!;
+      expect(decoded).toHaveLength(m.records);
+      for (const r of decoded) expect(m.subject).toBe(`telematics.ingest.${vinPartition(r.vin, 4)}`);
+      back.push(...decoded);
+    }
+    const key = (r: TelemetryRow) => `${r.vin}@${r.ts}`;
+    expect(back.map(key).sort()).toEqual(rows.map(key).sort());
+    expect(back.find((r) => r.vin === vins[3] && r.ts === 1_700_000_005_000)).toEqual(row(vins[3]!, 1_700_000_005_000));
+  });
+
+  it('when the same rows are queued again, in another order and received later, then the messages have the same ids; other rows, other ids', () => {
+    const rows = vins.slice(0, 8).flatMap((vin) => [row(vin, 1000), row(vin, 2000)]);
+    const again = [...rows].reverse().map((r) => ({ ...r, received_at: r.received_at + 60_000 }));
+    const ids = (list: TelemetryRow[]) => queueMessages(list, 0, 4).map((m) => m.id).sort();
+    expect(ids(again)).toEqual(ids(rows));
+    expect(ids([...rows.slice(1), row(vins[0]!, 3000)])).not.toEqual(ids(rows));
+  });
+
+  it('when a message is not this service\'s, then a writer reads it as nothing to store', () => {
+    for (const text of ['', 'not json', '{}', '{"rows":{}}', '{"rows":[1]}', '{"rows":[{"vin":"X","ts":"1","received_at":1}]}', '{"rows":[{"vin":1,"ts":1,"received_at":1}]}']) {
+      expect(decodeQueueMessage(Buffer.from(text)), text).toBeUndefined();
+    }
+    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[]}'))).toEqual([]);
+  });
+});
+
+describe('a stream\'s quorum, as readiness and the metrics read it', () => {
+  const info = (replicas: number, cluster: unknown) => ({ config: { num_replicas: replicas }, cluster }) as unknown as StreamInfo;
+  const peer = (current: boolean, activeS = 0.2, offline = false) => ({ name: 'p', current, offline, active: activeS * 1e9, lag: 0 });
+
+  it('when the stream has a leader and a majority of its replicas current, then it can acknowledge; otherwise not', () => {
+    expect(hasQuorum(info(1, undefined))).toBe(true); // a single server
+    expect(hasQuorum(info(1, { name: 'c', leader: 'n1' }))).toBe(true);
+    expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(true), peer(true)] }))).toBe(true);
+    expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(true), peer(false)] }))).toBe(true);
+    expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(false), peer(false)] }))).toBe(false);
+    expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(true, 0.1, true), peer(false)] }))).toBe(false);
+    // A leader not yet aware its followers are gone: silent for longer than 5 s, they do not count.
+    expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(true, 9), peer(true, 12)] }))).toBe(false);
+    expect(hasQuorum(info(3, { name: 'c', leader: '', replicas: [peer(true), peer(true)] }))).toBe(false);
+    expect(hasQuorum(info(5, { leader: 'n1', replicas: [peer(true), peer(true), peer(false), peer(false)] }))).toBe(true);
+  });
+});

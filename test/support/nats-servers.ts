@@ -1,0 +1,103 @@
+/**
+ * Real `nats-server` processes with JetStream for tests, each in its own temporary store
+ * directory on free loopback ports: one server, or a cluster of three whose members the test
+ * may kill (SIGKILL) and start again on the same ports and directories. Every process and
+ * directory is removed when the test ends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+/** Debian's package puts it in /usr/sbin, which is not on every user's PATH. */
+export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => { for (const child of running) child.kill('SIGKILL'); });
+
+export interface NatsNode {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly pid: number | undefined;
+  /** Whether the process runs now. */
+  readonly up: boolean;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again with the same ports and store directory. */
+  restart(): Promise<void>;
+}
+
+export interface NatsServers {
+  readonly nodes: readonly NatsNode[];
+  /** Every node's URL, comma-separated: what `--ingest-queue` takes. */
+  readonly urls: string;
+  close(): Promise<void>;
+}
+
+class Node implements NatsNode {
+  #child: ChildProcess | undefined;
+  #out = '';
+  constructor(readonly name: string, readonly port: number, private readonly args: string[]) {}
+  get url() { return `nats://127.0.0.1:${this.port}`; }
+  get pid() { return this.#child?.pid; }
+  get up() { return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null; }
+  output() { return this.#out; }
+
+  async restart(): Promise<void> {
+    if (this.up) throw new Error(`${this.name} is running`);
+    const child = spawn(NATS_SERVER, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = child;
+    running.add(child);
+    child.once('exit', () => running.delete(child));
+    child.stdout!.on('data', (c) => { this.#out += String(c); });
+    child.stderr!.on('data', (c) => { this.#out += String(c); });
+    const started = Date.now();
+    // Ready once it accepts client connections.
+    for (;;) {
+      if (!this.up) throw new Error(`nats-server ${this.name} exited:\n${this.#out}`);
+      if (this.#out.includes('Server is ready')) return;
+      if (Date.now() - started > 15_000) throw new Error(`nats-server ${this.name} not ready in 15 s:\n${this.#out}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.up) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+}
+
+/** One JetStream server, or a cluster of `count` (routes between all of them). */
+export async function startNatsServers(count: 1 | 3 = 1): Promise<NatsServers> {
+  const dir = mkdtempSync(join(tmpdir(), 'telematics-nats-'));
+  const ports = await Promise.all(Array.from({ length: count }, async () => ({ client: await freePort(), cluster: await freePort() })));
+  const nodes = ports.map((p, i) => {
+    const name = `n${i + 1}`;
+    const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-js', '-sd', join(dir, name)];
+    if (count > 1) {
+      const routes = ports.map((o) => `nats://127.0.0.1:${o.cluster}`).join(',');
+      args.push('--cluster_name', 'telematics-test', '--cluster', `nats://127.0.0.1:${p.cluster}`, '--routes', routes);
+    }
+    return new Node(name, p.client, args);
+  });
+  try {
+    await Promise.all(nodes.map((n) => n.restart()));
+  } catch (error) {
+    await Promise.all(nodes.map((n) => n.kill()));
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    nodes,
+    urls: nodes.map((n) => n.url).join(','),
+    async close() {
+      await Promise.all(nodes.map((n) => n.kill()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
