@@ -15,6 +15,7 @@ import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import { shouldDisable } from '../domain/webhook-retry.js';
 import type { Db } from '../store/connection.js';
+import type { DialectCapabilities } from '../store/dialect.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../store/schema.js';
 import { advanceStream, insertDeliveries, insertWebhookAttempts, recordEndpointRun, settleDeliveries, type DeliverySettlement } from '../store/webhook-queries.js';
 
@@ -42,6 +43,7 @@ const WAIT_MS = 10;
 
 export interface OutcomeWriterOptions {
   readonly db: Db;
+  readonly capabilities: DialectCapabilities;
   /** The lease holder: an outcome is written only while this owner still holds its delivery. */
   readonly owner: string;
   readonly disableAfterMs: number;
@@ -149,7 +151,7 @@ export class DeliveryOutcomes {
     const endpoints = [...new Set([...runs.keys(), ...advances.keys()])].sort();
     const write = () => db.transaction().execute(async (trx) => {
       const toDisable: Array<[string, 'gone' | 'failing']> = [];
-      await insertWebhookAttempts(trx, attempts);
+      await insertWebhookAttempts(trx, this.#options.capabilities, attempts);
       await insertDeliveries(trx, retries);
       await settleDeliveries(trx, owner, succeeded, others, at);
       for (const endpointId of endpoints) {

@@ -135,7 +135,7 @@ export class WebhookDispatcher {
     this.#clock = deps.clock;
     this.#observer = observer;
     this.#outcomes = new DeliveryOutcomes({
-      db: deps.store.db, owner: this.#owner, disableAfterMs: deps.settings.disableAfterMs, logger,
+      db: deps.store.db, capabilities: deps.store.capabilities, owner: this.#owner, disableAfterMs: deps.settings.disableAfterMs, logger,
       disable: (endpointId, reason, at) => this.#disable(endpointId, reason, at),
       streamLost: (endpointId, token) => {
         const tenure = this.#streams.get(endpointId);
