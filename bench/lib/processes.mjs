@@ -69,7 +69,7 @@ function handle(child, url, logFile) {
 /**
  * `telematics serve` on `database` with keys from the environment, no in-process simulator, and
  * no request limits (load comes from one address and one application by design).
- * `nodeArgs` lets a profiling run add `--cpu-prof`; `opsOnly` is for a process with no API
+ * `nodeArgs` are Node's own flags (BENCH_PROFILE_DIR set: `--cpu-prof` into it); `opsOnly` is for a process with no API
  * listener (`--role writers`): its operations listener takes the port.
  */
 export async function startService({ database, keys, logFile, settings = {}, nodeArgs, opsOnly = false }) {
@@ -81,7 +81,9 @@ export async function startService({ database, keys, logFile, settings = {}, nod
     TELEMATICS_JWT_KEYS: keys.jwt, TELEMATICS_MASTER_KEYS: keys.master, LOG_LEVEL: 'info',
     TELEMATICS_TOKEN_RATE_CLIENT: '0', TELEMATICS_TOKEN_RATE_ADDRESS: '0', TELEMATICS_COMMAND_RATE_APP: '0', ...settings,
   };
-  const child = launch([CLI, 'serve'], { env, logFile, nodeArgs });
+  // BENCH_PROFILE_DIR: every service process writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const child = launch([CLI, 'serve'], { env, logFile, nodeArgs: nodeArgs ?? (profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : undefined) });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child, logFile);
   return handle(child, url, logFile);

@@ -20,9 +20,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * BENCH_PROFILE_DIR set, the service writes a CPU profile there when it stops.
  */
 export function startWebhookService({ database, keys, logFile }) {
-  const profile = process.env.BENCH_PROFILE_DIR;
-  const nodeArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : undefined;
-  return startService({ database, keys, logFile, settings: { TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' }, nodeArgs });
+  return startService({ database, keys, logFile, settings: { TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8' } });
 }
 
 /**

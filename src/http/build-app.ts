@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { authenticateHook } from './authenticate-hook.js';
 import { handleClientError, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
@@ -57,18 +58,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   const ingestSummary = deps.ingestSummary ?? new IngestSummary(deps.logger);
   if (deps.ingestSummary === undefined) app.addHook('onClose', ingestSummary.start());
+  // The request line holds only the fields below, none of them a secret: it skips the redaction
+  // pass every other line gets, which cost more than the rest of the line (5.1 µs against 1.4 µs
+  // a line, and GET /vehicle/{vin} ran at 0.65 of its speed with request lines on; RESULTS.md).
+  const requestLines = deps.logger.child({}, { redact: { paths: [] } });
   app.addHook('onResponse', async (request, reply) => {
     // Routes counted in a periodic summary (ingest) log their successes at debug only.
     // Fastify builds `routeOptions` on every read: read once.
     const { url, config } = request.routeOptions;
     const summarized = reply.statusCode < 400 && config.requestLog === 'summary';
-    request.log[summarized ? 'debug' : 'info']({
-      method: request.method, route: url ?? null, status: reply.statusCode,
+    const level = summarized ? 'debug' : 'info';
+    // The route's own level (`logLevel: 'warn'` on probes) decides, as it did for request.log.
+    if (!(request.log as Logger).isLevelEnabled(level)) return;
+    requestLines[level]({
+      reqId: request.id, method: request.method, route: url ?? null, status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     }, 'request');
   });

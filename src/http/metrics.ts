@@ -23,11 +23,24 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * One series per (method, route template, status): few, so each is looked up once and kept,
+   * instead of prom-client hashing a label object on every request.
+   */
+  readonly #series = new Map<string, { observe(seconds: number): void }>();
+
   /** Counts every request `app` answers. */
   record(app: FastifyInstance): void {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      this.#requests.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      const key = `${request.method} ${reply.statusCode} ${route}`;
+      let series = this.#series.get(key);
+      if (series === undefined) {
+        series = this.#requests.labels(request.method, route, String(reply.statusCode));
+        this.#series.set(key, series);
+      }
+      series.observe(reply.elapsedTime / 1000);
+      done();
     });
   }
 

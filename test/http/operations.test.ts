@@ -46,6 +46,10 @@ describe.each(DATABASE_KINDS)('operations endpoints on %s', (kind) => {
     expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.reqId === hostile.headers.get('x-request-id') && l.msg === 'request');
     expect(line).toMatchObject({ msg: 'request', route: '/vehicle', method: 'GET', status: 401 });
+    // Exactly the request's own fields (it skips redaction: nothing else may reach it), and a
+    // probe's route level (`warn`) still keeps its successes out of the log.
+    expect(Object.keys(line).filter((k) => !['level', 'time', 'pid', 'hostname', 'service'].includes(k)).sort()).toEqual(['method', 'ms', 'msg', 'reqId', 'route', 'status']);
+    expect(svc.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.route === '/healthz')).toEqual([]);
   });
 
   it('when the database is closed underneath, then /readyz says 503 and the process keeps serving /healthz', async () => {
