@@ -152,6 +152,7 @@ function isStreamFull(error: unknown): boolean {
   return /maximum (bytes|messages) exceeded|resource limits exceeded/i.test(String((error as Error | undefined)?.message));
 }
 
-function withoutCredentials(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
+/** A server as logged: whatever stands before `@` (user and password, or a token) masked, with a scheme or without (`host:port` is allowed too). */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^((?:[a-z]+:\/\/)?)[^@/]*@/i, '$1***@');
 }

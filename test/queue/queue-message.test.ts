@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { vinPartition } from '../../src/domain/vin-partition.js';
 import type { StreamInfo } from '@nats-io/jetstream';
-import { hasQuorum } from '../../src/queue/ingest-queue.js';
+import { hasQuorum, withoutCredentials } from '../../src/queue/ingest-queue.js';
 import { MAX_MESSAGE_BYTES } from '../../src/queue/ingest-streams.js';
 import { decodeQueueMessage, queueMessages } from '../../src/queue/queue-message.js';
 import type { TelemetryRow } from '../../src/store/telemetry-queries.js';
@@ -72,5 +72,15 @@ describe('a stream\'s quorum, as readiness and the metrics read it', () => {
     expect(hasQuorum(info(3, { leader: 'n1', replicas: [peer(true, 9), peer(true, 12)] }))).toBe(false);
     expect(hasQuorum(info(3, { name: 'c', leader: '', replicas: [peer(true), peer(true)] }))).toBe(false);
     expect(hasQuorum(info(5, { leader: 'n1', replicas: [peer(true), peer(true), peer(false), peer(false)] }))).toBe(true);
+  });
+});
+
+describe('ingest queue servers as logged', () => {
+  it('when a server carries credentials, with a scheme or as host:port, then they are masked and the rest is kept', () => {
+    expect(withoutCredentials('nats://writer:s3cret@nats-1:4222')).toBe('nats://***@nats-1:4222');
+    expect(withoutCredentials('tls://TOKEN123@nats-2')).toBe('tls://***@nats-2');
+    expect(withoutCredentials('writer:s3cret@nats-3:4222')).toBe('***@nats-3:4222');
+    expect(withoutCredentials('nats://nats-1:4222')).toBe('nats://nats-1:4222');
+    expect(withoutCredentials('nats-1:4222')).toBe('nats-1:4222');
   });
 });
