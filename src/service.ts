@@ -30,7 +30,8 @@ import type { ReadinessCheck } from './http/app-deps.js';
 import { startGateway, type RunningGateway } from './gateway/start-gateway.js';
 import { TrackerCommandLink } from './gateway/tracker-command-link.js';
 import { ConnectorRegistry } from './oem/connector-registry.js';
-import { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
+import type { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
+import { startSimulatedCloud } from './sim/start-simulated-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
@@ -136,13 +137,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       : undefined;
     let cloud: SimulatedOemCloud | undefined;
     if (simulation) {
-      // The cloud listens on a real port: without a secret only this process holds, any local
-      // process could command the simulated vehicles through it.
-      const simCloudKey = SimulatedOemCloud.generateKey();
-      cloud = new SimulatedOemCloud((vin) => simulation.simulator.vehicle(vin), clock, { latencyMs: [1500, 6000], seed: config.simSeed, apiKey: simCloudKey });
-      const simCloudUrl = await cloud.listen();
-      connectors.useSimulatedCloud(simCloudUrl, simCloudKey);
-      logger.info({ url: simCloudUrl }, 'simulated automaker cloud listening');
+      // Where the last start left it (a restart keeps its commands going), with a new secret only
+      // this process holds: it listens on a real port that any local process could reach.
+      const started = await startSimulatedCloud(store.db, clock, (vin) => simulation.simulator.vehicle(vin), config.simSeed, logger);
+      cloud = started.cloud;
+      connectors.useSimulatedCloud(started.url, started.key);
+      logger.info({ url: started.url }, 'simulated automaker cloud listening');
     }
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {

@@ -89,6 +89,8 @@ export class CommandWorker {
           if (await this.#finish(command.id, 'Success', documentedResult(command.command, state.result), at())) pass.finished += 1;
         } else if (await this.#finish(command.id, 'Error', commandErrorText(state.reason), at())) {
           pass.finished += 1;
+          // Once per command (finishing is terminal): an operator who moved an automaker learns why.
+          if (state.why !== undefined) this.#logger?.warn({ command: command.id, oem: command.oem, why: state.why }, `command ended in error: ${state.why}`);
         }
       } catch (error) {
         if (!(error instanceof OemFailure)) throw error;

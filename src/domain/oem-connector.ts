@@ -19,7 +19,12 @@ export interface CommandRequest {
 export type CommandState =
   | { readonly state: 'pending' }
   | { readonly state: 'success'; readonly result: Record<string, unknown> }
-  | { readonly state: 'error'; readonly reason: CommandErrorReason | string };
+  | {
+    readonly state: 'error';
+    readonly reason: CommandErrorReason | string;
+    /** Why, for the operator's log, when the connector ended the command itself (the automaker said nothing usable). */
+    readonly why?: string;
+  };
 
 export class OemFailure extends Error {
   constructor(readonly kind: 'send' | 'initiate', message: string) {

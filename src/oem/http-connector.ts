@@ -23,6 +23,15 @@ export interface HttpConnectorSettings {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** Scheme, host and port of a URL for a log line (never its path or query, which may carry a token). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'not a URL';
+  }
+}
+
 /** The answer's JSON; throws on an empty or unparsable body. */
 const parseJson = (body: Buffer): unknown => JSON.parse(body.toString('utf8'));
 
@@ -82,7 +91,11 @@ export class HttpConnector implements OemConnector {
   }
 
   async poll(statusUrl: string): Promise<CommandState> {
-    if (!this.#sameOrigin(statusUrl)) return { state: 'error', reason: 'internal' };
+    if (!this.#sameOrigin(statusUrl)) {
+      // The guard stays (a status URL is fetched only from the automaker's configured origin); the
+      // usual cause is an operator who changed the automaker's base URL while commands were pending.
+      return { state: 'error', reason: 'internal', why: `its status URL (${originOf(statusUrl)}) is not at the automaker's configured origin (${this.#origin})` };
+    }
     let response: ExchangeAnswer;
     let body: unknown;
     try {
@@ -92,7 +105,7 @@ export class HttpConnector implements OemConnector {
     } catch (error) {
       throw new OemFailure('send', `status unavailable: ${(error as Error).message}`);
     }
-    if (response.status >= 400) return { state: 'error', reason: 'internal' };
+    if (response.status >= 400) return { state: 'error', reason: 'internal', why: `the automaker answered its status URL with ${response.status}` };
     const answer = body as { status?: unknown; result?: unknown; error?: unknown } | undefined;
     if (answer?.status === 'pending') return { state: 'pending' };
     if (answer?.status === 'success') {

@@ -8,10 +8,15 @@
  * `flaky` fails communication half of the time. Fault knobs break the cloud itself.
  * Every request must carry `Authorization: Bearer <apiKey>` when the cloud has a key: the server
  * listens on a real port, and without one any local process could command any simulated vehicle.
+ * Like a real automaker's, its commands outlive the service that sent them: a vehicle answers
+ * `latencyFor(id)` after the command was accepted (derived from the command id, not drawn), and a
+ * status call for an id this process never saw asks `recall` (the service's own record of what
+ * it sent here), so a command accepted before a restart finishes as it would have.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { formatSpacedLocal } from '../domain/time.js';
 import { SeededRandom } from './seeded-random.js';
@@ -41,6 +46,19 @@ export interface CloudOptions {
    * `http` OEM (which has no stored key), may be keyless.
    */
   readonly apiKey: string | null;
+  /**
+   * A command accepted before this process started (the in-process cloud of a restarted service):
+   * its vehicle, command and when it was accepted, or undefined for an id never accepted here.
+   */
+  readonly recall?: ((id: string) => Promise<AcceptedCommand | undefined>) | undefined;
+  /** Told of each command accepted (one line per command, as the service logs each request). */
+  readonly logger?: Pick<Logger, 'info'> | undefined;
+}
+
+export interface AcceptedCommand {
+  readonly vin: string;
+  readonly command: string;
+  readonly acceptedAt: number;
 }
 
 interface Job {
@@ -86,8 +104,16 @@ export class SimulatedOemCloud {
     return randomBytes(32).toString('base64url');
   }
 
+  /** Listens on `port` (0: any free one); rejects when it cannot (EADDRINUSE), and may be called again. */
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: Error) => reject(error);
+      this.#server.once('error', failed);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', failed);
+        resolve();
+      });
+    });
     const { port: bound } = this.#server.address() as AddressInfo;
     this.url = `http://${host}:${bound}`;
     return this.url;
@@ -150,9 +176,9 @@ export class SimulatedOemCloud {
     if (this.#rng.chance(this.faults.initiateErrorRate)) return this.#send(res, 500, { error: 'internal' });
     if (!this.#vehicle(body.vin)) return this.#send(res, 404, { error: 'unknown vehicle' });
     if (this.#rng.chance(this.faults.missingStatusUrlRate)) return this.#send(res, 200, {});
-    const [min, max] = this.#options.latencyMs;
     if (!this.#jobs.has(body.id)) {
-      this.#jobs.set(body.id, { vin: body.vin, command: body.command, dueAt: this.#clock.now() + this.#rng.between(min, max) });
+      this.#jobs.set(body.id, { vin: body.vin, command: body.command, dueAt: this.#clock.now() + this.latencyFor(body.id) });
+      this.#options.logger?.info({ command: body.id, vin: body.vin, name: body.command }, 'simulated automaker accepted a command');
     }
     this.#send(res, 202, { status_url: `${this.url}/commands/${body.id}` });
   }
@@ -160,12 +186,32 @@ export class SimulatedOemCloud {
   async #status(id: string, res: ServerResponse): Promise<void> {
     if (this.faults.hangStatus) return; // never answers; the connector's timeout ends the call
     if (this.faults.statusDelayMs > 0) await new Promise((r) => setTimeout(r, this.faults.statusDelayMs));
-    const job = this.#jobs.get(id);
+    const job = this.#jobs.get(id) ?? await this.#recall(id);
     if (!job) return this.#send(res, 404, { error: 'unknown command' });
     const vehicle = this.#vehicle(job.vin);
     if (!vehicle || vehicle.profile === 'offline' || this.#clock.now() < job.dueAt) return this.#send(res, 200, { status: 'pending' });
     job.answer ??= this.#execute(vehicle, job);
     this.#send(res, 200, job.answer);
+  }
+
+  /** How long the vehicle takes to answer command `id`: the same for an id whoever asks, within `latencyMs`. */
+  latencyFor(id: string): number {
+    const [min, max] = this.#options.latencyMs;
+    const draw = createHash('sha256').update(`${this.#options.seed}:${id}`).digest().readUInt32BE(0) / 2 ** 32;
+    return Math.round(min + draw * (max - min));
+  }
+
+  /** A command accepted by this cloud before this process started, known again from now on. */
+  async #recall(id: string): Promise<Job | undefined> {
+    const accepted = await this.#options.recall?.(id);
+    if (!accepted) return undefined;
+    // Another status call may have recalled it meanwhile: one job per id, answered once.
+    let job = this.#jobs.get(id);
+    if (!job) {
+      job = { vin: accepted.vin, command: accepted.command, dueAt: accepted.acceptedAt + this.latencyFor(id) };
+      this.#jobs.set(id, job);
+    }
+    return job;
   }
 
   /** The vehicle runs the command now, from its current state. */

@@ -304,6 +304,13 @@ export interface ConsoleSessionsTable {
   sign_proof: string | null;
 }
 
+/** A named value the in-process simulated automaker keeps across restarts (migration 0019). */
+export interface SimulationStateTable {
+  name: string;
+  value: string;
+  updated_at: number;
+}
+
 export interface Database {
   plans: PlansTable;
   oems: OemsTable;
@@ -325,4 +332,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   console_sessions: ConsoleSessionsTable;
+  simulation_state: SimulationStateTable;
 }

@@ -108,8 +108,15 @@ describe('HTTP connector, poll', () => {
 
   it('when the status URL is on another origin, then nothing is fetched and the command fails', async () => {
     seen.length = 0;
-    expect(await connector().poll('http://127.0.0.1:1/status/c1')).toEqual({ state: 'error', reason: 'internal' });
+    expect(await connector().poll('http://127.0.0.1:1/status/c1?token=t0ken')).toEqual({
+      state: 'error', reason: 'internal', why: `its status URL (http://127.0.0.1:1) is not at the automaker's configured origin (${new URL(base).origin})`,
+    });
     expect(seen).toEqual([]);
+  });
+
+  it('when the automaker answers a status URL with 404 (it forgot the command), then the command fails, saying so', async () => {
+    handler = (_req, res) => json(res, 404, { error: 'unknown command' });
+    expect(await connector().poll(`${base}/status/c1`)).toEqual({ state: 'error', reason: 'internal', why: 'the automaker answered its status URL with 404' });
   });
 
   it.each([

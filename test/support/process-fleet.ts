@@ -1,6 +1,7 @@
 /**
  * A database for tests that run `telematics serve` as a child process: migrated, one company with
- * one application and `vehicles` vehicles of one automaker (`cloudmotors`, at `cloudUrl`), and
+ * one application and `vehicles` vehicles of one automaker (`cloudmotors`, at `cloudUrl`, or the
+ * service's own simulated one for `'sim'`: its vehicles answer commands and send nothing), and
  * the environment that gives the child the same keys. Request limits are off: load comes from
  * one address by design.
  */
@@ -27,7 +28,7 @@ export interface ProcessFleet {
   readonly env: NodeJS.ProcessEnv;
 }
 
-export async function prepareProcessFleet(kind: DatabaseKind, cloudUrl: string, vins: readonly string[]): Promise<ProcessFleet> {
+export async function prepareProcessFleet(kind: DatabaseKind, cloudUrl: string | 'sim', vins: readonly string[]): Promise<ProcessFleet> {
   const database = await createTestDatabase(kind);
   const doc = generateKeyringDocument();
   const env: NodeJS.ProcessEnv = {
@@ -39,10 +40,13 @@ export async function prepareProcessFleet(kind: DatabaseKind, cloudUrl: string, 
     await migrateToLatest(store);
     const fleet = validateFleetFile({
       plans: [{ name: 'full', datapoints: '*', commands: '*' }],
-      oems: [{ name: 'cloudmotors', connector: 'http', base_url: cloudUrl, ingest_key: PROCESS_APP.ingestKey, datapoints: '*', commands: '*' }],
+      oems: [{ name: 'cloudmotors', ...(cloudUrl === 'sim' ? { connector: 'sim' } : { connector: 'http', base_url: cloudUrl }), ingest_key: PROCESS_APP.ingestKey, datapoints: '*', commands: '*' }],
       companies: [{ id: 'process', name: 'Process Co', plan: 'full',
         applications: [{ name: 'app', client_id: PROCESS_APP.clientId, client_secret: PROCESS_APP.secret, sign_secret: PROCESS_APP.sign }],
-        vehicles: vins.map((vin, i) => ({ vin, plate: `PRC${i}`, oem: 'cloudmotors', model: 'M', year: 2024, fuel_capacity: 50 })) }],
+        vehicles: vins.map((vin, i) => ({
+          vin, plate: `PRC${i}`, oem: 'cloudmotors', model: 'M', year: 2024, fuel_capacity: 50,
+          ...(cloudUrl === 'sim' ? { sim: { profile: 'normal', telemetry: false } } : {}),
+        })) }],
     });
     if (!fleet.ok) throw new Error(JSON.stringify(fleet.problems));
     await applyFleet(store.db, fleet.fleet, keyringFromDocument(doc, 'test'), Date.now());

@@ -18,6 +18,7 @@ import { commandHistoryMigration } from './0015-command-history.js';
 import { consoleSessionsMigration } from './0016-console-sessions.js';
 import { consoleCommandProofMigration } from './0017-console-command-proof.js';
 import { tripShardsMigration } from './0018-trip-shards.js';
+import { simulationStateMigration } from './0019-simulation-state.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -43,6 +44,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0016-console-sessions': consoleSessionsMigration,
     '0017-console-command-proof': consoleCommandProofMigration,
     '0018-trip-shards': tripShardsMigration,
+    '0019-simulation-state': simulationStateMigration,
   });
 }
 
