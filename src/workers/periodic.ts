@@ -1,7 +1,8 @@
 /**
  * The one loop every background worker runs in: a pass, a wait, the next pass. A worker is only a
  * `runOnce` and its pacing; the loop owns the timer, never overlaps passes, logs a failed pass and
- * tries again later, and `stop` waits for the pass under way (so a shutdown never cuts a
+ * tries again later (a run of failures logged at its start, every FAILURE_LOG_EVERY_MS and when it
+ * ends), and `stop` waits for the pass under way (so a shutdown never cuts a
  * statement in half). Timers are unref'd: a waiting loop never keeps a process alive; the
  * process's lifetime belongs to whoever started it (`serve` waits for a signal).
  */
@@ -32,10 +33,20 @@ export interface PeriodicOptions {
 /** Stops the loop: no pass starts afterwards, and it settles once the pass under way has ended. */
 export type StopLoop = () => Promise<void>;
 
+/**
+ * While passes keep failing (the database away), the failure is logged again at most this often:
+ * a worker retrying every 100 ms would otherwise write ten error lines a second.
+ */
+export const FAILURE_LOG_EVERY_MS = 30_000;
+
 export function startPeriodic(worker: PeriodicWorker, options: PeriodicOptions = {}): StopLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  /** Passes failed in a row, since when, and when that was last logged. */
+  let failed = 0;
+  let failingSince = 0;
+  let loggedAt = 0;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -49,9 +60,19 @@ export function startPeriodic(worker: PeriodicWorker, options: PeriodicOptions =
       try {
         const outcome = await worker.runOnce();
         if (outcome?.more) wait = worker.busyIntervalMs ?? 0;
+        if (failed > 0) {
+          options.logger?.info({ worker: worker.name, failedPasses: failed, failingMs: Date.now() - failingSince }, `${worker.name} passes succeed again`);
+          failed = 0;
+        }
       } catch (error) {
         wait = worker.retryAfterMs ?? worker.intervalMs;
-        options.logger?.error({ err: error, worker: worker.name, retryInMs: wait }, `${worker.name} pass failed; retrying`);
+        const now = Date.now();
+        if (failed === 0) failingSince = now;
+        failed += 1;
+        if (failed === 1 || now - loggedAt >= FAILURE_LOG_EVERY_MS) {
+          loggedAt = now;
+          options.logger?.error({ err: error, worker: worker.name, retryInMs: wait, failedPasses: failed }, `${worker.name} pass failed; retrying`);
+        }
       }
       schedule(wait);
     })();

@@ -22,7 +22,8 @@ function scripted(overrides: Partial<PeriodicWorker>, script: (n: number) => Pro
 
 const errorLogger = () => {
   const errors: unknown[][] = [];
-  return { errors, logger: { error: (...args: unknown[]) => { errors.push(args); } } as unknown as Logger };
+  const infos: unknown[][] = [];
+  return { errors, infos, logger: { error: (...args: unknown[]) => { errors.push(args); }, info: (...args: unknown[]) => { infos.push(args); } } as unknown as Logger };
 };
 
 describe('the periodic loop', () => {
@@ -75,6 +76,28 @@ describe('the periodic loop', () => {
     const stop = startPeriodic({ name: 'sync thrower', intervalMs: 100, runOnce: () => { n += 1; throw new Error('boom'); } }, { logger });
     await vi.advanceTimersByTimeAsync(250);
     expect(n).toBe(3);
+    expect(errors).toHaveLength(1);
+    await stop();
+  });
+
+  it('when passes keep failing, then the failure is logged at the start, every 30 s while it lasts, and once when a pass succeeds again', async () => {
+    const { errors, infos, logger } = errorLogger();
+    let away = true;
+    const { worker, starts } = scripted({ intervalMs: 100 }, async () => {
+      if (away) throw new Error('database away');
+    });
+    const stop = startPeriodic(worker, { logger });
+    await vi.advanceTimersByTimeAsync(65_000);
+    // 651 passes failed, each retried 100 ms later: three lines, not 651.
+    expect(starts.length).toBeGreaterThan(600);
+    expect(errors.map((e) => [(e[0] as { failedPasses: number }).failedPasses, e[1]])).toEqual([
+      [1, 'test worker pass failed; retrying'], [301, 'test worker pass failed; retrying'], [601, 'test worker pass failed; retrying'],
+    ]);
+    away = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(infos).toHaveLength(1);
+    expect(infos[0]![0]).toMatchObject({ worker: 'test worker', failedPasses: 651, failingMs: 65_100 });
+    expect(infos[0]![1]).toBe('test worker passes succeed again');
     expect(errors).toHaveLength(3);
     await stop();
   });
