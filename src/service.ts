@@ -74,6 +74,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
   let queue: IngestQueue | undefined;
+  /** Set once `close` has run (a late start failure runs it): nothing is closed twice. */
+  let stopped = false;
   try {
     const { applied } = await migrateToLatest(store).catch((error: unknown) => {
       const message = unreachableMessage(error, store.description);
@@ -122,27 +124,52 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
       }, logger, dispatcher)
       : undefined;
-    const writers: RunningWriters | undefined = config.role.writers && queue
-      ? await (await import('./queue/telemetry-writers.js')).startTelemetryWriters(queue, store, clock, gatewaySettingsOf(config).intake, logger, queue.metrics)
-      : undefined;
+    let writers: RunningWriters | undefined;
+    let simulation: InProcessSimulation | undefined;
+    let cloud: SimulatedOemCloud | undefined;
+    const close = async () => {
+      stopped = true;
+      await simulation?.stop();
+      await gateway?.close();
+      await app?.close();
+      await ops?.close();
+      await writers?.stop();
+      await queue?.close();
+      await stopWorkers?.();
+      // Attempts under way get a few seconds to end and be written; one cut off keeps its lease,
+      // which lapses, and is sent again (at least once). Claimed but unsent ones are given back.
+      await dispatcher?.stop(WEBHOOK_SETTLE_MS);
+      webhookSender?.close();
+      await cloud?.close();
+      await store.close();
+    };
     const url = address?.replace('[::1]', 'localhost');
     const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
-    // The configuration allows `sim` only with both roles: its fleet pushes to this API and its
-    // cloud is polled by this process's command worker.
-    const simulation = config.sim && keyring && url
-      ? await startInProcessSimulation(store.db, keyring, clock, {
-        ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
-        trackers: endpoints,
-      }, logger, options.progress)
-      : undefined;
-    let cloud: SimulatedOemCloud | undefined;
-    if (simulation) {
-      // Where the last start left it (a restart keeps its commands going), with a new secret only
-      // this process holds: it listens on a real port that any local process could reach.
-      const started = await startSimulatedCloud(store.db, clock, (vin) => simulation.simulator.vehicle(vin), config.simSeed, logger);
-      cloud = started.cloud;
-      connectors.useSimulatedCloud(started.url, started.key);
-      logger.info({ url: started.url }, 'simulated automaker cloud listening');
+    try {
+      writers = config.role.writers && queue
+        ? await (await import('./queue/telemetry-writers.js')).startTelemetryWriters(queue, store, clock, gatewaySettingsOf(config).intake, logger, queue.metrics)
+        : undefined;
+      // The configuration allows `sim` only with both roles: its fleet pushes to this API and its
+      // cloud is polled by this process's command worker.
+      simulation = config.sim && keyring && url
+        ? await startInProcessSimulation(store.db, keyring, clock, {
+          ingestUrl: url, seed: config.simSeed, periodSeconds: config.simPeriod, backfillMs: config.simBackfill, glitchRate: config.simGlitchRate,
+          trackers: endpoints,
+        }, logger, options.progress)
+        : undefined;
+      if (simulation) {
+        // Where the last start left it (a restart keeps its commands going), with a new secret only
+        // this process holds: it listens on a real port that any local process could reach.
+        const { simulator } = simulation;
+        const started = await startSimulatedCloud(store.db, clock, (vin) => simulator.vehicle(vin), config.simSeed, logger);
+        cloud = started.cloud;
+        connectors.useSimulatedCloud(started.url, started.key);
+        logger.info({ url: started.url }, 'simulated automaker cloud listening');
+      }
+    } catch (error) {
+      // A start that fails this late stops what it had started (listeners, workers) first.
+      await close();
+      throw error;
     }
     // Last of the start, so the credentials are not pushed off the screen by start-up lines.
     if (demo && url && keyring) {
@@ -151,31 +178,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       if (envFile) writeDemoEnv(envFile, demo, url, keyring, trackers);
       print(demoBanner(demo, url, envFile, trackers));
     }
-    return {
-      app,
-      url,
-      opsUrl,
-      simulation,
-      gateway,
-      close: async () => {
-        await simulation?.stop();
-        await gateway?.close();
-        await app?.close();
-        await ops?.close();
-        await writers?.stop();
-        await queue?.close();
-        await stopWorkers?.();
-        // Attempts under way get a few seconds to end and be written; one cut off keeps its lease,
-        // which lapses, and is sent again (at least once). Claimed but unsent ones are given back.
-        await dispatcher?.stop(WEBHOOK_SETTLE_MS);
-        webhookSender?.close();
-        await cloud?.close();
-        await store.close();
-      },
-    };
+    return { app, url, opsUrl, simulation, gateway, close };
   } catch (error) {
-    await queue?.close();
-    await store.close();
+    if (!stopped) {
+      await queue?.close();
+      await store.close();
+    }
     throw error;
   }
 }

@@ -6,6 +6,7 @@
  * else meanwhile is logged and replaced: the commands still pending at the old address then end
  * in error, as they would with an automaker that moved.
  */
+import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { findCommand } from '../store/commands-queries.js';
@@ -41,10 +42,30 @@ export async function startSimulatedCloud(
       logger.warn({ port: kept, err: error }, 'the simulated automaker cannot listen on its kept port: it listens on another, and commands still pending at the old one will end in error');
     }
   }
-  url ??= await cloud.listen(0);
+  url ??= await listenOutsideEphemeralPorts(cloud);
   const port = Number(new URL(url).port);
   if (port !== kept) await writeSimulationValue(db, PORT_NAME, String(port), clock.now());
   return { cloud, url, key };
+}
+
+/**
+ * Ports tried first for a new cloud: below Linux's default range for outgoing connections
+ * (32768–60999), so after a restart no connection the service has opened (its simulated fleet
+ * pushing to its own API, the simulated trackers) can be holding the kept port.
+ */
+const FIRST_PORTS: readonly [number, number] = [20_000, 32_767];
+const PORT_TRIES = 20;
+
+async function listenOutsideEphemeralPorts(cloud: SimulatedOemCloud): Promise<string> {
+  const [low, high] = FIRST_PORTS;
+  for (let i = 0; i < PORT_TRIES; i += 1) {
+    try {
+      return await cloud.listen(low + randomInt(high - low + 1));
+    } catch {
+      // Taken: another one.
+    }
+  }
+  return cloud.listen(0);
 }
 
 function keptPort(value: string | undefined): number | undefined {
@@ -54,6 +75,8 @@ function keptPort(value: string | undefined): number | undefined {
 
 async function recallAccepted(db: Db, id: string, cloudUrl: string): Promise<AcceptedCommand | undefined> {
   const row = await findCommand(db, id);
-  if (!row || row.status_url !== `${cloudUrl}/commands/${id}`) return undefined;
-  return { vin: row.vin, command: row.command, acceptedAt: Number(row.created_at) };
+  // Only a command still waiting for this cloud's answer: a finished one is not run again.
+  if (!row || row.status !== 'Pending' || row.status_url !== `${cloudUrl}/commands/${id}`) return undefined;
+  // A confirmed command (ignition) was sent when its code was used, not when it was created.
+  return { vin: row.vin, command: row.command, acceptedAt: Number(row.code_used_at ?? row.created_at) };
 }
