@@ -134,6 +134,8 @@ export interface ServiceConfig {
   readonly webhookAllowCidrs?: readonly string[] | undefined;
   /** One webhook attempt's deadline, ms. */
   readonly webhookTimeout: number;
+  /** Threads that send webhooks; 0: the dispatcher's own. */
+  readonly webhookSendThreads: number;
   readonly webhookEndpointsPerApp: number;
   /** An endpoint failing this long without one success is disabled, ms. */
   readonly webhookDisableAfter: number;
@@ -189,6 +191,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'eventStreamsPerApp', flag: '--event-streams-per-app', env: 'TELEMATICS_EVENT_STREAMS_PER_APP', kind: 'integer', min: 1, max: 10_000, default: 5, unit: 'streams', description: 'Event streams (GET /events/stream) one application may hold open at once in this process; one more is answered 429' },
   { key: 'webhookAllowCidrs', flag: '--webhook-allow-cidr', env: 'TELEMATICS_WEBHOOK_ALLOW_CIDRS', kind: 'cidrs', defaultText: '(none: public HTTPS only)', description: 'A network webhook endpoints may be on (e.g. a LAN, 10.20.0.0/16), plain HTTP included; repeatable, comma-separated in the environment. Loopback, private, link-local and reserved addresses outside these ranges are refused, at registration and at every connection; cloud metadata addresses always are' },
   { key: 'webhookTimeout', flag: '--webhook-timeout', env: 'TELEMATICS_WEBHOOK_TIMEOUT', kind: 'duration', min: 1000, max: 60_000, default: '15s', description: 'How long one webhook attempt may take (connection and answer) before it counts as failed' },
+  { key: 'webhookSendThreads', flag: '--webhook-send-threads', env: 'TELEMATICS_WEBHOOK_SEND_THREADS', kind: 'integer', min: 0, max: 16, default: 1, unit: 'threads', description: 'Threads that make the webhook POSTs (connections, requests, answers), each endpoint always on the same one; the dispatcher keeps the database and the signing in the main thread. `0` sends from the main thread' },
   { key: 'webhookEndpointsPerApp', flag: '--webhook-endpoints-per-app', env: 'TELEMATICS_WEBHOOK_ENDPOINTS_PER_APP', kind: 'integer', min: 1, max: 1000, default: 10, unit: 'endpoints', description: 'Webhook endpoints one application may register' },
   { key: 'webhookDisableAfter', flag: '--webhook-disable-after', env: 'TELEMATICS_WEBHOOK_DISABLE_AFTER', kind: 'duration', min: 3_600_000, max: 30 * 86_400_000, default: '5d', description: 'A webhook endpoint that has failed for this long without a single success is disabled (a short burst of failures never is); its application re-verifies it to enable it again' },
   { key: 'requestTimeout', flag: '--request-timeout', env: 'TELEMATICS_REQUEST_TIMEOUT', kind: 'duration', min: 1000, max: 600_000, default: '60s', description: 'Longest a client may take to send a whole request, headers and body (headers alone: at most 10 s); slower ones get 408 and are disconnected. 60 s carries an 8 MiB ingest batch over about 1.1 Mbit/s' },

@@ -37,10 +37,11 @@ import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
 import { startBackgroundWorkers } from './workers/background-workers.js';
 import { WebhookMetrics } from './delivery/webhook-metrics.js';
+import { ThreadedWebhookSender } from './delivery/threaded-webhook-sender.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { allowListOf, webhookDialPolicy } from './domain/webhook-url.js';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
-import type { WebhookDeps } from './webhooks/webhook-endpoints.js';
+import type { WebhookDeps, WebhookTransport } from './webhooks/webhook-endpoints.js';
 import { DEFAULT_WEBHOOK_TIMING } from './webhooks/webhook-settings.js';
 import { describeRoles } from './workers/roles.js';
 import type { StopLoop } from './workers/periodic.js';
@@ -92,7 +93,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // A gateway-only process loads no keys: nothing it does signs, verifies or opens a secret. A
     // workers process does: it signs webhooks with their endpoints' sealed secrets.
     const keyring = config.role.api || config.role.workers ? loadKeys(config, logger) : undefined;
-    const webhookSender = keyring ? webhookSenderOf(config) : undefined;
+    const webhookSender = keyring ? webhookSenderOf(config, logger) : undefined;
     const webhooks = keyring && webhookSender ? webhookDepsOf(config, store, keyring, clock, webhookSender) : undefined;
     const demo = config.demo && keyring && config.role.api ? await seedDemo(store.db, keyring, clock.now()) : undefined;
     const readiness = readinessOf(config, store, queue);
@@ -139,7 +140,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // Attempts under way get a few seconds to end and be written; one cut off keeps its lease,
       // which lapses, and is sent again (at least once). Claimed but unsent ones are given back.
       await dispatcher?.stop(WEBHOOK_SETTLE_MS);
-      webhookSender?.close();
+      await webhookSender?.close();
       await cloud?.close();
       await store.close();
     };
@@ -232,15 +233,23 @@ function loadKeys(config: ServiceConfig, logger: Logger): Keyring {
 const WEBHOOK_SETTLE_MS = 5000;
 /** Receivers see who calls them; the version is the interface's (openapi.ts). */
 const WEBHOOK_USER_AGENT = 'telematics-webhooks/0.1';
-function webhookSenderOf(config: ServiceConfig): WebhookSender {
-  const allowList = allowListOf(config.webhookAllowCidrs ?? []);
+/** Sends webhooks from `--webhook-send-threads` threads, or from the dispatcher's own with 0. */
+function webhookSenderOf(config: ServiceConfig, logger: Logger): WebhookSender | ThreadedWebhookSender {
+  const allowCidrs = config.webhookAllowCidrs ?? [];
+  if (config.webhookSendThreads > 0) {
+    return new ThreadedWebhookSender({
+      threads: config.webhookSendThreads, allowCidrs, userAgent: WEBHOOK_USER_AGENT, queuedPerLane: 2 * DEFAULT_WEBHOOK_TIMING.perEndpointConcurrency,
+      onThreadError: (error) => logger.error({ err: error }, 'webhook sending thread failed; what it had under way is sent again'),
+    });
+  }
+  const allowList = allowListOf(allowCidrs);
   return new WebhookSender({
     policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') },
     userAgent: WEBHOOK_USER_AGENT,
   });
 }
 
-function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: Keyring, clock: Clock, transport: WebhookSender): WebhookDeps {
+function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: Keyring, clock: Clock, transport: WebhookTransport): WebhookDeps {
   return {
     store, keyring, clock, transport,
     settings: {

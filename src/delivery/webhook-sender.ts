@@ -12,28 +12,29 @@ import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { DialPolicy } from '../domain/dial-policy.js';
 import { guardedLookup, refusedLiteral } from '../oem/dial-guard.js';
+import type { TransportAnswer, TransportOptions } from '../webhooks/webhook-endpoints.js';
 
-/** What of an answer is looked at. */
-export interface SentAnswer {
-  readonly status: number;
-  readonly retryAfter: string | undefined;
-  /** The start of the body, only when asked for (`readBytes`). */
-  readonly body: string | undefined;
-}
+/** What of an answer is looked at (the start of the body only when asked for: `readBytes`). */
+export type SentAnswer = TransportAnswer;
 
-/** Why no answer came: the kind is what the attempt log shows, never the receiver's text. */
+/**
+ * Why no answer came: the kind is what the attempt log shows, never the receiver's text.
+ * `cancelled`: a post the transport held was never sent (its lane was cancelled); no attempt.
+ */
 export class SendFailed extends Error {
-  constructor(readonly kind: 'refused' | 'timeout' | 'connection' | 'tls' | 'dns', message: string) {
+  constructor(
+    readonly kind: 'refused' | 'timeout' | 'connection' | 'tls' | 'dns' | 'cancelled',
+    message: string,
+    /** As SentAnswer's. */
+    readonly durationMs?: number,
+  ) {
     super(message);
     this.name = 'SendFailed';
   }
 }
 
-export interface SendOptions {
-  readonly timeoutMs: number;
-  /** Read this much of the body and return it; 0: discard it. */
-  readonly readBytes: number;
-}
+/** The deadline covers the connection, the answer's headers and, when read, the body. */
+export type SendOptions = TransportOptions;
 
 export interface WebhookSenderOptions {
   readonly policies: { readonly 'https:': DialPolicy; readonly 'http:': DialPolicy };

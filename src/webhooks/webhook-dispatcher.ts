@@ -13,7 +13,9 @@
  *
  * So a fast receiver costs one attempt-log row per event and a share of a position update,
  * not a row written four times. At most `perEndpointConcurrency` attempts are in flight to one
- * endpoint and `concurrency` in all, so a slow receiver holds its own slots and nobody else's;
+ * endpoint and `concurrency` in all, so a slow receiver holds its own slots and nobody else's
+ * (a transport that holds posts, the threaded one, is handed `queuedPerLane` more of an
+ * endpoint's and starts each when one on the wire ends; `concurrency` counts those it holds too);
  * a lane holds at most LANE_ROUNDS times its endpoint's slots of claimed rows (their leases
  * last as long as the lane could take to send them all) and STREAM_AHEAD times of its stream.
  * The body is the event as the endpoint's application sees it when it is read
@@ -42,7 +44,7 @@ const LANE_ROUNDS = 4;
  * …and this many rounds of its stream's events (read ahead: nothing is written to hold them). A
  * lane reads again when half of them are left, so each read fetches about half this many rounds.
  */
-const STREAM_AHEAD = 16;
+const STREAM_AHEAD = 64;
 /** Streams taken in one pass at most (the next pass takes more). */
 const STREAMS_PER_PASS = 500;
 
@@ -128,12 +130,15 @@ export class WebhookDispatcher {
   #closed = false;
 
   readonly #observer: WebhookObserver | undefined;
+  /** Attempts per endpoint handed to the transport beyond its concurrency, to wait there. */
+  readonly #queuedPerLane: number;
 
   constructor(deps: WebhookDeps, logger: Logger, observer?: WebhookObserver) {
     this.#deps = deps;
     this.#logger = logger;
     this.#clock = deps.clock;
     this.#observer = observer;
+    this.#queuedPerLane = deps.transport.queuedPerLane ?? 0;
     this.#outcomes = new DeliveryOutcomes({
       db: deps.store.db, capabilities: deps.store.capabilities, owner: this.#owner, disableAfterMs: deps.settings.disableAfterMs, logger,
       disable: (endpointId, reason, at) => this.#disable(endpointId, reason, at),
@@ -146,11 +151,16 @@ export class WebhookDispatcher {
 
   /**
    * How long a stream's lease lasts. Renewed once a quarter of it has gone, so a live holder keeps
-   * it with an attempt's whole deadline and seconds more to spare; a dead one's lapses this long
-   * after its last pass.
+   * it with an attempt's whole deadline (and another, when the attempt may wait in the transport)
+   * and seconds more to spare; a dead one's lapses this long after its last pass.
    */
   #streamLeaseMs(): number {
-    return 2 * this.#deps.settings.timeoutMs + MIN_LEASE_MARGIN_MS;
+    return (2 + this.#waitRounds()) * this.#deps.settings.timeoutMs + MIN_LEASE_MARGIN_MS;
+  }
+
+  /** Deadlines an attempt may wait in the transport at most before it is on the wire. */
+  #waitRounds(): number {
+    return Math.ceil(this.#queuedPerLane / this.#deps.settings.perEndpointConcurrency);
   }
 
   periodicWorker(): PeriodicWorker {
@@ -397,6 +407,8 @@ export class WebhookDispatcher {
 
   /** Takes a lane's waiting work out (it will not be sent from here); answers the claimed delivery rows among it, to give back. */
   #emptyLane(lane: Lane): string[] {
+    // What waits in the transport, not on the wire yet, comes back `cancelled` (#attempt).
+    if (this.#queuedPerLane > 0) this.#deps.transport.cancel?.(lane.row.id);
     const taken = lane.waiting.splice(0);
     for (const item of taken) this.#letGo(item);
     this.#forgetIfIdle(lane);
@@ -460,7 +472,7 @@ export class WebhookDispatcher {
     const won: Array<{ delivery: DueDelivery; row: WebhookEndpointRow | undefined; leaseUntil: number }> = [];
     for (const [endpointId, group] of byEndpoint) {
       const row = rows.get(endpointId);
-      const rounds = Math.ceil((held(endpointId) + group.length) / Math.min(settings.perEndpointConcurrency, settings.concurrency));
+      const rounds = Math.ceil((held(endpointId) + group.length) / Math.min(settings.perEndpointConcurrency, settings.concurrency)) + this.#waitRounds();
       const leaseUntil = now + rounds * settings.timeoutMs + Math.max(MIN_LEASE_MARGIN_MS, settings.timeoutMs);
       const claimed = await claimDeliveries(store.db, group.map((d) => d.id), this.#owner, now, leaseUntil);
       for (const delivery of group) if (claimed.has(delivery.id)) won.push({ delivery, row: row?.status === 'enabled' ? row : undefined, leaseUntil });
@@ -527,9 +539,14 @@ export class WebhookDispatcher {
   #pump(lane: Lane): void {
     const { settings } = this.#deps;
     const expiring: string[] = [];
-    while (!this.#closed && lane.stoppedAt === undefined && lane.running < settings.perEndpointConcurrency && this.#running < settings.concurrency && lane.waiting.length > 0) {
+    const slots = settings.perEndpointConcurrency + this.#queuedPerLane;
+    while (!this.#closed && lane.stoppedAt === undefined && lane.running < slots && this.#running < settings.concurrency && lane.waiting.length > 0) {
       const item = lane.waiting.shift()!;
-      const deadline = this.#clock.now() + settings.timeoutMs + SETTLE_ALLOWANCE_MS;
+      // Past the endpoint's concurrency it waits in the transport: the i-th waiting starts once
+      // i + 1 posts on the wire have ended, a deadline for each round of them.
+      const waiting = lane.running - settings.perEndpointConcurrency;
+      const rounds = 1 + (waiting < 0 ? 0 : Math.floor(waiting / settings.perEndpointConcurrency) + 1);
+      const deadline = this.#clock.now() + rounds * settings.timeoutMs + SETTLE_ALLOWANCE_MS;
       if (item.kind === 'retry' && deadline > item.leaseUntil) {
         this.#claimed -= 1;
         expiring.push(item.delivery.id);
@@ -573,8 +590,10 @@ export class WebhookDispatcher {
         if (tenure !== undefined && lane.waiting.length < (settings.perEndpointConcurrency * STREAM_AHEAD) / 2) {
           void this.#readStream(tenure).catch((error: unknown) => this.#logger.error({ err: error }, 'webhook stream could not be read; the next pass tries again'));
         }
+        if (tenure !== undefined && !this.#moreDue.has(lane.row.id)) return;
+        // Counted only here: a stream's lane holds up to 256 waiting, and this runs per attempt.
         const retries = lane.waiting.reduce((n, w) => n + (w.kind === 'retry' ? 1 : 0), 0);
-        if ((tenure === undefined || this.#moreDue.has(lane.row.id)) && retries < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
+        if (retries < settings.perEndpointConcurrency * 2) this.#refill(lane.row.id);
       });
     this.#attempts.add(attempt);
   }
@@ -589,7 +608,15 @@ export class WebhookDispatcher {
 
   async #attempt(lane: Lane, item: Waiting): Promise<void> {
     const { row, secrets } = lane;
-    const { sent, attempt } = await postSigned(this.#deps, row, item.event, { trigger: 'auto', secrets, position: item.position });
+    const { sent, attempt } = await postSigned(this.#deps, row, item.event, {
+      trigger: 'auto', secrets, position: item.position, lane: { key: row.id, concurrency: this.#deps.settings.perEndpointConcurrency },
+    });
+    if (sent.error === 'cancelled') {
+      // Held by the transport, never sent, when its lane was emptied: no attempt. A stream's event
+      // stays before the position; a claimed retry goes back.
+      if (item.kind === 'retry') await this.#giveBack([item.delivery.id]);
+      return;
+    }
     const attempts = item.kind === 'retry' ? item.delivery.attempts + 1 : 1;
     const at = this.#clock.now();
     this.#observer?.attempt(resultOf(sent.status, sent.error), sent.durationMs / 1000);

@@ -35,10 +35,32 @@ const DEFAULT_ROTATION_OVERLAP_S = 86_400;
 const MAX_RECOVERED = 10_000;
 const CHALLENGE_READ_BYTES = 4096;
 
+/** One post's deadline (ms), bytes of the answer's body to return (0: none), and its endpoint's lane. */
+export interface TransportOptions {
+  readonly timeoutMs: number;
+  readonly readBytes: number;
+  /** At most `concurrency` of a lane's posts on the wire at once (a transport that holds posts). */
+  readonly lane?: { readonly key: string; readonly concurrency: number } | undefined;
+}
+
+/** What came back; `durationMs`: its time on the wire, when the transport made it wait first. */
+export interface TransportAnswer {
+  readonly status: number;
+  readonly retryAfter: string | undefined;
+  readonly body: string | undefined;
+  readonly durationMs?: number | undefined;
+}
+
 /** What sending a webhook needs from the HTTP side (delivery/webhook-sender.ts). */
 export interface WebhookTransport {
-  post(url: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; readBytes: number }):
-    Promise<{ status: number; retryAfter: string | undefined; body: string | undefined }>;
+  /**
+   * Posts of one lane (an endpoint) it takes beyond the lane's concurrency, holds, and starts
+   * itself as soon as one of the lane's posts ends (absent: none; each post starts at once).
+   */
+  readonly queuedPerLane?: number | undefined;
+  post(url: string, headers: Record<string, string>, body: string, options: TransportOptions): Promise<TransportAnswer>;
+  /** The lane's posts it holds are not sent: they fail with kind `cancelled`. */
+  cancel?(lane: string): void;
 }
 
 export interface WebhookDeps {
@@ -163,13 +185,15 @@ export interface PostOptions {
   readonly secrets?: readonly string[] | undefined;
   /** The event's outbox position, for the attempt log (recovery asks by it). */
   readonly position?: number | undefined;
+  /** The endpoint's lane, for a transport that holds posts (`queuedPerLane`). */
+  readonly lane?: TransportOptions['lane'];
 }
 
 /**
  * Signs and posts one event; answers what came back and the attempt log's row for it, which the
  * caller stores (the dispatcher stores many at once).
  */
-export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, { trigger, readBytes = 0, secrets, position }: PostOptions) {
+export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, event: ServiceEvent, { trigger, readBytes = 0, secrets, position, lane }: PostOptions) {
   const now = deps.clock.now();
   const body = JSON.stringify(event);
   const timestamp = Math.floor(now / 1000);
@@ -180,11 +204,11 @@ export async function postSigned(deps: WebhookDeps, row: WebhookEndpointRow, eve
   const t0 = performance.now();
   let sent: SentTo;
   try {
-    const answer = await deps.transport.post(row.url, headers, body, { timeoutMs: deps.settings.timeoutMs, readBytes });
-    sent = { status: answer.status, retryAfter: answer.retryAfter, error: undefined, durationMs: Math.round(performance.now() - t0), body: answer.body };
+    const answer = await deps.transport.post(row.url, headers, body, { timeoutMs: deps.settings.timeoutMs, readBytes, lane });
+    sent = { status: answer.status, retryAfter: answer.retryAfter, error: undefined, durationMs: answer.durationMs ?? Math.round(performance.now() - t0), body: answer.body };
   } catch (error) {
-    const kind = (error as { kind?: string }).kind ?? 'connection';
-    sent = { status: undefined, retryAfter: undefined, error: kind, durationMs: Math.round(performance.now() - t0), body: undefined };
+    const { kind, durationMs } = error as { kind?: string; durationMs?: number };
+    sent = { status: undefined, retryAfter: undefined, error: kind ?? 'connection', durationMs: durationMs ?? Math.round(performance.now() - t0), body: undefined };
   }
   const attempt: Insertable<WebhookAttemptsTable> = {
     id: timeOrderedId(now, randomUUID), endpoint_id: row.id, event_id: event.id, event_type: event.type, event_position: position ?? null, trigger, attempted_at: now,

@@ -4,6 +4,7 @@
  * and every log line captured so tests can assert on them.
  */
 import type { LookupFunction } from 'node:net';
+import { ThreadedWebhookSender } from '../../src/delivery/threaded-webhook-sender.js';
 import { WebhookSender } from '../../src/delivery/webhook-sender.js';
 import { allowListOf, webhookDialPolicy } from '../../src/domain/webhook-url.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
@@ -106,8 +107,14 @@ export interface TestServiceOptions {
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
   readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'eventStreams' | 'console' | 'sharedRateStore'>>;
   /** Start the tracker gateway too; the numbers override its defaults. */
-  /** Webhooks: allowed networks (loopback when absent), a resolver (DNS rebinding tests), settings. */
-  readonly webhooks?: { readonly allowCidrs?: readonly string[]; readonly lookup?: LookupFunction; readonly settings?: Partial<WebhookSettings> };
+  /**
+   * Webhooks: allowed networks (loopback when absent), a resolver (DNS rebinding tests), settings,
+   * and `threaded`: sent from a thread that holds this many posts per endpoint, as `serve` does
+   * (the built script runs there: `npm test` builds first; a resolver cannot be given then).
+   */
+  readonly webhooks?: {
+    readonly allowCidrs?: readonly string[]; readonly lookup?: LookupFunction; readonly settings?: Partial<WebhookSettings>; readonly threaded?: { readonly queuedPerLane: number };
+  };
   readonly gateway?: boolean | { readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
 }
 
@@ -139,9 +146,14 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   // Webhooks as `serve` wires them, loopback allowed by default (the tests' receivers listen there).
   const hooks = options.webhooks ?? {};
   const allowList = allowListOf(hooks.allowCidrs ?? ['127.0.0.0/8']);
-  const webhookSender = new WebhookSender({
-    policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') }, lookup: hooks.lookup, userAgent: 'telematics-webhooks/test',
-  });
+  const webhookSender = hooks.threaded
+    ? new ThreadedWebhookSender({
+      threads: 1, allowCidrs: hooks.allowCidrs ?? ['127.0.0.0/8'], userAgent: 'telematics-webhooks/test', queuedPerLane: hooks.threaded.queuedPerLane,
+      threadFile: new URL('../../dist/delivery/webhook-send-thread.js', import.meta.url),
+    })
+    : new WebhookSender({
+      policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') }, lookup: hooks.lookup, userAgent: 'telematics-webhooks/test',
+    });
   const webhooksWith = (keys: Keyring): WebhookDeps => ({
     store, keyring: keys, clock, transport: webhookSender,
     settings: {
@@ -231,7 +243,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       await app.close();
       dispatcher.close();
       await dispatcher.settle();
-      webhookSender.close();
+      await webhookSender.close();
       await cloud?.close();
       await store.close().catch(() => {});
       await database.drop();
