@@ -151,11 +151,12 @@ export class WebhookDispatcher {
 
   /**
    * How long a stream's lease lasts. Renewed once a quarter of it has gone, so a live holder keeps
-   * it with an attempt's whole deadline (and another, when the attempt may wait in the transport)
-   * and seconds more to spare; a dead one's lapses this long after its last pass.
+   * it with an attempt's whole deadline, the deadlines it may wait in the transport, and half a
+   * deadline and seconds more to spare (2 × timeout + 5 s without waits; 75 s with two rounds of
+   * 15 s); a dead one's lapses this long after its last pass.
    */
   #streamLeaseMs(): number {
-    return (2 + this.#waitRounds()) * this.#deps.settings.timeoutMs + MIN_LEASE_MARGIN_MS;
+    return Math.ceil(((6 + 4 * this.#waitRounds()) * this.#deps.settings.timeoutMs) / 3) + MIN_LEASE_MARGIN_MS;
   }
 
   /** Deadlines an attempt may wait in the transport at most before it is on the wire. */
