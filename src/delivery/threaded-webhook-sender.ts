@@ -1,6 +1,5 @@
 /**
- * Webhooks sent from worker threads: the same transport as WebhookSender (the dispatcher cannot
- * tell them apart), with the HTTP work, a third of the dispatcher's thread per delivery
+ * Webhooks sent from worker threads: the same transport interface as WebhookSender, with the HTTP work, a third of the dispatcher's thread per delivery
  * (building the request, the socket write, parsing the answer; profiled in bench/RESULTS.md),
  * done in another thread. The dispatcher keeps the database, signing and bookkeeping.
  *
@@ -10,8 +9,10 @@
  * `queuedPerLane` more wait in the thread and start as soon as one ends, so a fast receiver is
  * not kept waiting for the answer to cross to the dispatcher and the next post to cross back. A
  * thread is started on the first post to it; one that dies fails what it had under way (those
- * attempts are retried like any connection failure) and is started again on the next post.
- * Every post ends by its deadline and a few seconds more, even if its thread hangs.
+ * attempts are retried like any connection failure; the ones it held and had not sent yet count
+ * as failed attempts too, which only a thread's death costs) and is started again on the next post.
+ * Every post ends by its deadline and a few seconds more, even if its thread hangs: a thread that
+ * has not answered by then is ended.
  */
 import { Worker } from 'node:worker_threads';
 import { SendFailed, type SendOptions, type SentAnswer } from './webhook-sender.js';
@@ -98,13 +99,26 @@ class SendThread {
     if (this.#pending.size === 0) this.#stopWatchdog();
   }
 
-  /** Fails the posts whose thread has not answered well past their deadline. */
+  /**
+   * Fails the posts whose thread has not answered well past their deadline, and ends that thread
+   * (what else it had under way fails with it; the next post starts another): a post given up on
+   * here must not go out later, after its delivery may have been handed to someone else.
+   */
   readonly #expire = () => {
     const now = Date.now();
+    let expired = false;
     for (const [id, pending] of this.#pending) {
       if (pending.giveUpAt > now) continue;
       this.#pending.delete(id);
+      expired = true;
       pending.reject(new SendFailed('timeout', 'the webhook sending thread did not answer'));
+    }
+    if (expired) {
+      this.#onError(new Error('the webhook sending thread did not answer in time; it is started again'));
+      const worker = this.#worker;
+      this.#worker = undefined;
+      this.failAll('the webhook sending thread did not answer in time');
+      void worker?.terminate();
     }
     if (this.#pending.size === 0) this.#stopWatchdog();
   };

@@ -115,8 +115,13 @@ export class WebhookDispatcher {
   readonly #reads = new Set<Promise<void>>();
   readonly #attempts = new Set<Promise<void>>();
   readonly #outcomes: DeliveryOutcomes;
-  /** Attempts under way, and deliveries claimed in all (waiting in lanes or under way). */
-  #running = 0;
+  /**
+   * Attempts under way: those within their endpoint's concurrency (on the wire) and those beyond
+   * it (held by the transport), each against its own cap, so lanes filled by slow receivers
+   * leave the wire to the others as before; and deliveries claimed in all (waiting or under way).
+   */
+  #onWire = 0;
+  #held = 0;
   #claimed = 0;
   /** Stream events read here and not yet finished (waiting or under way). */
   #readAhead = 0;
@@ -495,7 +500,10 @@ export class WebhookDispatcher {
         this.#settleUnsent(delivery, 'dropped', 'event no longer available', now);
         continue;
       }
-      this.#laneOf(row, now).waiting.push({ kind: 'retry', delivery, position: seen.position, event: seen.event, leaseUntil });
+      // Before the stream's read-ahead: the claim's lease counts the retries ahead, not the stream.
+      const { waiting } = this.#laneOf(row, now);
+      const firstStream = waiting.findIndex((w) => w.kind === 'stream');
+      waiting.splice(firstStream < 0 ? waiting.length : firstStream, 0, { kind: 'retry', delivery, position: seen.position, event: seen.event, leaseUntil });
       this.#claimed += 1;
     }
     this.#pumpAll();
@@ -541,7 +549,9 @@ export class WebhookDispatcher {
     const { settings } = this.#deps;
     const expiring: string[] = [];
     const slots = settings.perEndpointConcurrency + this.#queuedPerLane;
-    while (!this.#closed && lane.stoppedAt === undefined && lane.running < slots && this.#running < settings.concurrency && lane.waiting.length > 0) {
+    const heldCap = Math.floor((settings.concurrency * this.#queuedPerLane) / settings.perEndpointConcurrency);
+    const mayStart = () => (lane.running < settings.perEndpointConcurrency ? this.#onWire < settings.concurrency : this.#held < heldCap);
+    while (!this.#closed && lane.stoppedAt === undefined && lane.running < slots && mayStart() && lane.waiting.length > 0) {
       const item = lane.waiting.shift()!;
       // Past the endpoint's concurrency it waits in the transport: the i-th waiting starts once
       // i + 1 posts on the wire have ended, a deadline for each round of them.
@@ -573,12 +583,15 @@ export class WebhookDispatcher {
 
   #start(lane: Lane, item: Waiting): void {
     const { settings } = this.#deps;
-    this.#running += 1;
+    if (lane.running < settings.perEndpointConcurrency) this.#onWire += 1;
+    else this.#held += 1;
     lane.running += 1;
     const attempt = this.#attempt(lane, item)
       .catch((error: unknown) => this.#logger.error({ err: error, endpoint: lane.row.id, event: item.event.id }, 'webhook attempt failed; it will be sent again'))
       .finally(() => {
-        this.#running -= 1;
+        // Past the concurrency, one the transport held takes the freed place on the wire.
+        if (lane.running > settings.perEndpointConcurrency) this.#held -= 1;
+        else this.#onWire -= 1;
         this.#letGo(item);
         lane.running -= 1;
         this.#attempts.delete(attempt);
@@ -615,6 +628,13 @@ export class WebhookDispatcher {
     if (sent.error === 'cancelled') {
       // Held by the transport, never sent, when its lane was emptied: no attempt. A stream's event
       // stays before the position; a claimed retry goes back.
+      if (!this.#closed && lane.stoppedAt === undefined && this.#lanes.get(row.id) === lane) {
+        // Not emptied here: the transport stopped the lane on its own (a 410 whose answer never
+        // reached this thread in time). Lift that, and take the stream again from its position,
+        // so the event is read and sent again rather than holding the position back.
+        this.#deps.transport.cancel?.(row.id);
+        if (item.kind === 'stream' && !item.tenure.lost) this.#abandon(item.tenure);
+      }
       if (item.kind === 'retry') await this.#giveBack([item.delivery.id]);
       return;
     }

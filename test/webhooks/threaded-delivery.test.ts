@@ -109,6 +109,37 @@ describe.each(DATABASE_KINDS)('threaded webhook delivery on %s', (kind) => {
     expect(left.filter((d) => d.status === 'pending' || d.lease_owner !== null)).toEqual([]);
   });
 
+  it('when slow receivers fill their lanes, then a fast endpoint still gets the wire: held attempts have their own cap', async () => {
+    // 64 attempts in all, 4 on the wire per endpoint and 8 held: 6 endpoints that never answer
+    // hold 24 on the wire and 48 held. Were held ones counted against the 64, the fast one would
+    // get nothing until the slow ones timed out.
+    const silent: Array<() => void> = [];
+    const slow = await Promise.all(Array.from({ length: 6 }, () => receiver((_, res) => { silent.push(() => res.writeHead(204).end()); }, 0)));
+    for (const { r } of slow) await endpoint(r, ['trip.started']);
+    const { r: fast } = await receiver((_, res) => { res.writeHead(204).end(); }, 0);
+    await endpoint(fast, ['trip.started']);
+    const drafts = events(40, 'trip.started');
+    await appendEvents(svc.store.db, drafts, svc.clock.now());
+    try {
+      await until(async () => {
+        await svc.dispatcher.runOnce();
+        return new Set(ofType(fast, 'trip.started').map((x) => x.event.id)).size >= drafts.length;
+      });
+      // Each slow one has its 4 on the wire and nothing more sent.
+      for (const { r } of slow) expect(ofType(r, 'trip.started')).toHaveLength(CAP);
+    } finally {
+      for (const answer of silent.splice(0)) answer();
+    }
+    // Answered from now on: they get the rest.
+    const answerAll = () => { for (const answer of silent.splice(0)) answer(); };
+    await until(async () => {
+      answerAll();
+      await svc.dispatcher.runOnce();
+      return slow.every(({ r }) => new Set(ofType(r, 'trip.started').map((x) => x.event.id)).size >= drafts.length);
+    }, 20_000);
+    answerAll();
+  });
+
   it('when the dispatcher stops with posts held in the thread, then they are not sent, and the next dispatcher sends them with the same webhook-id', async () => {
     const { r } = await receiver((_, res) => { res.writeHead(204).end(); }, 300);
     const { id } = await endpoint(r, ['vehicle.charging']);
