@@ -2,7 +2,8 @@
 /**
  * A CPU profile of the service answering one authenticated route under load, to see where a
  * request's time goes before changing anything (issue 22). The service runs as `telematics serve`
- * on a bench fixture (20 vehicles), autocannon loads it from its own process (16 connections),
+ * on a bench fixture (20 vehicles), wrk (autocannon where wrk is not installed) loads it from its
+ * own process (16 connections),
  * and the profile is summarised with profile-summary.mjs.
  *
  *   node bench/profile-route.mjs [vehicle|healthz|vehicles|command-status] [SECONDS]
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createFixture, tokenFrom, vinOf, signatureOf } from './lib/fixture.mjs';
 import { load } from './lib/load.mjs';
+import { wrk, wrkAvailable } from './lib/wrk.mjs';
 import { startService } from './lib/processes.mjs';
 
 const [route = 'vehicle', secondsArg = '10'] = process.argv.slice(2);
@@ -38,7 +40,8 @@ try {
     }).then((r) => r.json());
     url = `${service.url}/vehicle-command/${created.id}`;
   }
-  const [result] = await load([{ name: route, url, headers: { authorization: auth }, connections: 16 }], seconds);
+  const run = { name: route, url, headers: { authorization: auth }, connections: 16 };
+  const result = (await wrkAvailable()) ? await wrk(run, seconds) : (await load([run], seconds))[0];
   console.log(`${route}: ${Math.round(result.rps)} requests/s over ${seconds} s (${result.ok} answered 2xx, ${result.non2xx} not)`);
 } finally {
   await service.stop();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './report.mjs';
+import { wrk } from './wrk.mjs';
 
 const CHILD = fileURLToPath(new URL('./load-child.mjs', import.meta.url));
 
@@ -49,8 +50,9 @@ export function assertClean(result, what) {
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   const once = async (run, duration, what) => {
-    const { settle, ...plan } = run;
-    const result = assertClean((await load([plan], duration))[0], what);
+    const { settle, generator, ...plan } = run;
+    // `generator: 'wrk'`: loaded by wrk (bench/lib/wrk.mjs) instead of autocannon.
+    const result = assertClean(generator === 'wrk' ? await wrk(plan, duration) : (await load([plan], duration))[0], what);
     await settle?.();
     return result;
   };

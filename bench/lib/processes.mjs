@@ -93,9 +93,10 @@ export async function startService({ database, keys, logFile, settings = {}, nod
  * A Fastify server with one route answering a constant: the floor of every HTTP figure; with
  * `oemUrl` (and a VIN that automaker knows) also POST /floor-oem, one automaker exchange per request.
  */
-export async function startFloorServer({ logFile, oemUrl, vin }) {
+export async function startFloorServer({ logFile, oemUrl, vin, vehicleJson }) {
   const port = await freePort();
-  const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port), ...(oemUrl ? [oemUrl, vin] : [])], { logFile });
+  const env = vehicleJson === undefined ? {} : { FLOOR_VEHICLE_JSON: vehicleJson };
+  const child = launch([join(ROOT, 'bench', 'lib', 'floor-server.mjs'), String(port), ...(oemUrl ? [oemUrl, vin] : [])], { logFile, env });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/floor`, child, logFile);
   return handle(child, url, logFile);
