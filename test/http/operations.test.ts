@@ -39,6 +39,23 @@ describe.each(DATABASE_KINDS)('operations endpoints on %s', (kind) => {
     expect(res.text).not.toContain('9BWZZZ377VT100001');
   });
 
+  it('when /metrics is scraped, then each request series is a Prometheus histogram: cumulative buckets, +Inf equal to the count, the sum of the durations', async () => {
+    const before = (await svc.request('GET', '/metrics')).text;
+    const countOf = (text: string) => Number(/^http_request_duration_seconds_count\{method="GET",route="\/readyz",status="200"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+    for (let i = 0; i < 3; i += 1) expect((await svc.request('GET', '/readyz')).status).toBe(200);
+    const text = (await svc.request('GET', '/metrics')).text;
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(countOf(text) - countOf(before)).toBe(3);
+    const series = '{method="GET",route="/readyz",status="200"}';
+    const buckets = [...text.matchAll(/^http_request_duration_seconds_bucket\{le="([^"]+)",method="GET",route="\/readyz",status="200"\} (\S+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
+    expect(buckets.map(([le]) => le)).toEqual(['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    for (let i = 1; i < buckets.length; i += 1) expect(buckets[i]![1]).toBeGreaterThanOrEqual(buckets[i - 1]![1]);
+    expect(buckets.at(-1)![1]).toBe(countOf(text));
+    const sum = Number(new RegExp(`^http_request_duration_seconds_sum${series.replace(/[{}/]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(countOf(text) * 10);
+  });
+
   it('when a request carries a plain X-Request-Id, then it is echoed and logged; otherwise one is generated', async () => {
     const given = await svc.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
     expect(given.headers.get('x-request-id')).toBe('trace-abc.123');
