@@ -75,7 +75,38 @@ function writersConfig(settings: IngestQueueSettings): Partial<ConsumerConfig> {
  * existing ones to the settings (the first process to start creates them; the others find them).
  * A stream left over from a larger partition count is kept: writers drain every stream they find.
  */
-export async function ensureIngestStreams(jsm: JetStreamManager, settings: IngestQueueSettings, logger: Logger): Promise<void> {
+export async function ensureIngestStreams(jsm: JetStreamManager, settings: IngestQueueSettings, logger: Logger, formingMs = CLUSTER_FORMING_MS): Promise<void> {
+  await whileClusterForms(() => ensureIngestStreamsOnce(jsm, settings, logger), logger, formingMs);
+}
+
+/** How long a start waits for a JetStream cluster that cannot place streams yet. */
+const CLUSTER_FORMING_MS = 30_000;
+const CLUSTER_RETRY_MS = 500;
+/**
+ * What a JetStream cluster answers while its servers are still finding each other (no meta
+ * leader, too few peers known for the replicas asked): it places the streams once it has
+ * formed, so a process started with it waits rather than exiting.
+ */
+const FORMING = /no suitable peers for placement|temporarily unavailable/i;
+
+/** Runs `op` (idempotent) again while the cluster is forming, up to `formingMs`; any other error at once. */
+export async function whileClusterForms<T>(op: () => Promise<T>, logger: Logger, formingMs: number, retryMs = CLUSTER_RETRY_MS): Promise<T> {
+  const giveUpAt = Date.now() + formingMs;
+  let told = false;
+  for (;;) {
+    try {
+      return await op();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!FORMING.test(message) || Date.now() + retryMs > giveUpAt) throw error;
+      if (!told) logger.warn({ reason: message }, 'ingest queue: the JetStream cluster cannot place streams yet; waiting for it to form');
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+}
+
+async function ensureIngestStreamsOnce(jsm: JetStreamManager, settings: IngestQueueSettings, logger: Logger): Promise<void> {
   for (let partition = 0; partition < settings.partitions; partition++) {
     const wanted = streamConfig(settings, partition);
     const existing = await jsm.streams.info(wanted.name).catch((error: unknown) => {
