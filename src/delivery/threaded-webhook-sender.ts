@@ -16,7 +16,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { SendFailed, type SendOptions, type SentAnswer } from './webhook-sender.js';
-import type { SendReply, SendRequest, SendThreadSettings, ToSendThread } from './webhook-send-messages.js';
+import { cancelledReply, type SendReply, type SendRequest, type SendThreadSettings, type ToSendThread } from './webhook-send-messages.js';
 
 /** How long past its deadline a post waits for its thread before it fails on its own. */
 const THREAD_GRACE_MS = 5_000;
@@ -67,9 +67,9 @@ class SendThread {
 
   /** The lane's posts not yet on the wire fail `cancelled`: those still here at once, those waiting in the thread when it reads this. */
   cancel(lane: string): void {
-    const kept = this.#outgoing.filter((request) => request[6] !== lane);
-    for (const [id] of this.#outgoing.filter((request) => request[6] === lane)) this.#settle([id, -1, 'cancelled', 'not sent: its lane was cancelled', 0]);
-    this.#outgoing = kept;
+    const outgoing = this.#outgoing;
+    this.#outgoing = outgoing.filter((request) => request[6] !== lane);
+    for (const [id, , , , , , key] of outgoing) if (key === lane) this.#settle(cancelledReply(id));
     if (this.#worker !== undefined) this.#send({ cancel: lane });
   }
 

@@ -27,3 +27,6 @@ export type ToSendThread = readonly SendRequest[] | { readonly cancel: string };
 export type SendReply =
   | readonly [id: number, status: number, retryAfter: string | null, body: string | null, durationMs: number]
   | readonly [id: number, failed: -1, kind: SendFailed['kind'], message: string, durationMs: number];
+
+/** The answer for a post that was never sent because its lane was cancelled. */
+export const cancelledReply = (id: number): SendReply => [id, -1, 'cancelled', 'not sent: its lane was cancelled', 0];

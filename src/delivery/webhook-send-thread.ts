@@ -13,7 +13,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { allowListOf, webhookDialPolicy } from '../domain/webhook-url.js';
 import { SendFailed, WebhookSender } from './webhook-sender.js';
-import type { SendReply, SendRequest, SendThreadSettings, ToSendThread } from './webhook-send-messages.js';
+import { cancelledReply, type SendReply, type SendRequest, type SendThreadSettings, type ToSendThread } from './webhook-send-messages.js';
 
 const settings = workerData as SendThreadSettings;
 const allowList = allowListOf(settings.allowCidrs);
@@ -52,10 +52,8 @@ const lanes = new Map<string, Lane>();
  */
 const gone = new Set<string>();
 
-const cancelled = (id: number): SendReply => [id, -1, 'cancelled', 'not sent: its lane was cancelled', 0];
-
 function cancelWaiting(key: string): void {
-  for (const [id] of lanes.get(key)?.waiting.splice(0) ?? []) reply(cancelled(id));
+  for (const [id] of lanes.get(key)?.waiting.splice(0) ?? []) reply(cancelledReply(id));
 }
 
 function send(request: SendRequest, lane: Lane | undefined): void {
@@ -99,7 +97,7 @@ port.on('message', (message: ToSendThread) => {
       continue;
     }
     if (gone.has(key)) {
-      reply(cancelled(request[0]));
+      reply(cancelledReply(request[0]));
       continue;
     }
     let lane = lanes.get(key);
