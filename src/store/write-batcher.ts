@@ -15,6 +15,7 @@
  * caller. A queued write must use only the `trx` it is given, and must not queue another.
  */
 import type { Db, StoreConnection } from './connection.js';
+import { appendEventsLast } from './events-queries.js';
 
 /** Writes every row in one statement; resolves with one result per row, in order. */
 export type RowsStatement<R, T> = (db: Db, rows: readonly R[]) => Promise<readonly T[]>;
@@ -52,11 +53,12 @@ class WriteBatcher {
     if (units.length === 1) return this.#runAlone(units[0]!);
     let results: (readonly unknown[])[];
     try {
-      results = await this.#db.transaction().execute(async (trx) => {
+      // Events the writes append are written after all of them: see appendEvents.
+      results = await this.#db.transaction().execute((trx) => appendEventsLast(trx, async () => {
         const out: (readonly unknown[])[] = [];
         for (const unit of units) out.push(await runUnit(trx, unit));
         return out;
-      });
+      }));
     } catch {
       for (const unit of units) await this.#runAlone(unit);
       return;

@@ -86,8 +86,10 @@ async function detectChunk(
     if (rows.length === 0 && trips.length === 0 && !rewinding) return { records: 0, trips: 0, caughtUp };
     const stored = await insertTrips(trx, vin, trips, now);
     // `trip.started` as detection opens a trip and `trip.ended` for each trip stored, in the same
-    // transaction. Detected again unchanged after a rewind, a trip makes the same events (their
-    // ids are the VIN and instants); changed, new ones.
+    // transaction, after its other writes (appendEvents: the append is a transaction's last
+    // write). Detected again unchanged after a rewind, a trip makes the same events (their ids
+    // are the VIN and instants); changed, new ones.
+    await saveTripCursor(trx, vin, last, detector.state, now);
     const ended = trips.filter((t) => stored.has(t.startTs));
     if (starts.length > 0 || ended.length > 0) {
       const vehicle = await findVehicle(trx, vin);
@@ -97,7 +99,6 @@ async function detectChunk(
         await appendEvents(trx, events, now);
       }
     }
-    await saveTripCursor(trx, vin, last, detector.state, now);
     return { records: rows.length, trips: trips.length, caughtUp };
   });
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { expireOverdueCommands, finishCommand, finishCommandRows, insertCommands } from '../../src/store/commands-queries.js';
-import { appendEvents, deleteEventsBefore, readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';
+import { appendEvents, appendEventsLast, deleteEventsBefore, readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
@@ -96,25 +96,90 @@ describe.each(DATABASE_KINDS)('the event outbox on %s', (kind) => {
     expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'twice' }]);
   });
 
-  it.skipIf(kind !== 'postgres')('when a transaction that wrote first commits after one that wrote later, then a reader resuming from its position still sees it', async () => {
+  it.skipIf(kind !== 'postgres')('when a transaction that appended first is still open, then a later writer waits for its commit, and a reader sees both in commit order', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => { release = resolve; });
     let written!: () => void;
     const wroteFirst = new Promise<void>((resolve) => { written = resolve; });
     const slow = store.db.transaction().execute(async (trx) => {
-      await appendEvents(trx, [draft('written first, committed last')], T);
+      await appendEvents(trx, [draft('appended first, still open')], T);
       written();
       await held;
     });
     await wroteFirst;
-    await appendEvents(store.db, [draft('written last, committed first')], T);
-    const before = await readNew();
-    expect(before.map((e) => e.data)).toEqual([{ label: 'written last, committed first' }]);
+    let laterDone = false;
+    const later = appendEvents(store.db, [draft('appended later')], T).then(() => { laterDone = true; });
+    await sleep(150);
+    // Were the later one committed now with a higher position, a reader resuming after it would
+    // never see the first: it must wait.
+    expect(laterDone).toBe(false);
+    expect(await readNew()).toEqual([]);
     release();
-    await slow;
+    await Promise.all([slow, later]);
     const after = await readNew();
-    expect(after.map((e) => e.data)).toEqual([{ label: 'written first, committed last' }]);
-    expect(after[0]!.position).toBeGreaterThan(before[0]!.position);
+    expect(after.map((e) => e.data)).toEqual([{ label: 'appended first, still open' }, { label: 'appended later' }]);
+    expect(after[1]!.position).toBeGreaterThan(after[0]!.position);
+  });
+
+  it('when a row was written without a position (by an earlier version), then readers number it after those already read', async () => {
+    await appendEvents(store.db, [draft('numbered at append')], T);
+    const numbered = await readNew();
+    await store.db.insertInto('events').values({
+      id: eventIdOf('test', 'unnumbered'), type: 'vehicle.online', vin: VIN, company_id: 'acme', application_id: null,
+      occurred_at: T, data: JSON.stringify({ label: 'unnumbered' }), created_at: T, position: null,
+    }).execute();
+    const events = await readNew();
+    expect(events.map((e) => e.data)).toEqual([{ label: 'unnumbered' }]);
+    expect(events[0]!.position).toBeGreaterThan(numbered[0]!.position);
+    await appendEvents(store.db, [draft('after the unnumbered one')], T);
+    expect((await readNew())[0]!.position).toBeGreaterThan(events[0]!.position);
+  });
+
+  it('when appends are held to the end of a shared transaction, then the events are written there, each with its creation time, and a failure writes none', async () => {
+    const countOf = async (db: typeof store.db, label: string) =>
+      (await db.selectFrom('events').select('id').where('id', '=', eventIdOf('test', label)).execute()).length;
+    await store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
+      await appendEvents(trx, [draft('held a')], T);
+      await appendEvents(trx, [draft('held b')], T + 1);
+      expect(await countOf(trx, 'held a')).toBe(0);
+    }));
+    const events = await readNew();
+    expect(events.map((e) => e.data)).toEqual([{ label: 'held a' }, { label: 'held b' }]);
+    const created = await store.db.selectFrom('events').select(['id', 'created_at']).where('id', 'in', events.map((e) => e.id)).orderBy('position').execute();
+    expect(created.map((r) => Number(r.created_at))).toEqual([T, T + 1]);
+    await expect(store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
+      await appendEvents(trx, [draft('held, then failed')], T);
+      throw new Error('the shared work failed');
+    }))).rejects.toThrow('the shared work failed');
+    expect(await countOf(store.db, 'held, then failed')).toBe(0);
+    await appendEvents(store.db, [draft('not held afterwards')], T);
+    expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'not held afterwards' }]);
+  });
+
+  it.skipIf(kind !== 'postgres')('when a shared transaction appends before another write that waits on a row an appending writer holds, then both commit (no deadlock)', async () => {
+    // A: the write batcher's shared transaction, an outcome (with its event) then a write to row R.
+    // B: a writer that holds R and then appends. With A's append made at once, A would hold the
+    // counter waiting for R while B waits for the counter: PostgreSQL would abort one of them.
+    const lockR = (db: typeof store.db) => db.updateTable('event_positions').set((eb) => ({ last_position: eb('last_position', '+', 0) })).where('name', '=', 'pruned').execute();
+    let bHoldsR!: () => void;
+    const rHeld = new Promise<void>((resolve) => { bHoldsR = resolve; });
+    let aAppended!: () => void;
+    const appended = new Promise<void>((resolve) => { aAppended = resolve; });
+    const a = store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
+      await rHeld;
+      await appendEvents(trx, [draft('A, held')], T);
+      aAppended();
+      await lockR(trx);
+    }));
+    const b = store.db.transaction().execute(async (trx) => {
+      await lockR(trx);
+      bHoldsR();
+      await appended;
+      await sleep(50);
+      await appendEvents(trx, [draft('B')], T);
+    });
+    await Promise.all([a, b]);
+    expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'B' }, { label: 'A, held' }]);
   });
 
   it('when many writers commit in random order while a reader keeps resuming, then the reader sees every event exactly once, positions only growing', async () => {
