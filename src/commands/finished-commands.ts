@@ -22,7 +22,7 @@ export interface FinishedCommand {
   readonly resource: CommandResource;
 }
 
-/** About 400 bytes each: a few MB at most. */
+/** Under a few KB each (a diagnostics result is the largest): tens of MB at most. */
 const LIMIT = 10_000;
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['Success', 'Error']);
@@ -40,6 +40,6 @@ export function finishedCommand(db: Db, id: string): FinishedCommand | undefined
 export function rememberFinishedCommand(db: Db, id: string, finished: FinishedCommand): void {
   let kept = byDb.get(db);
   if (kept === undefined) byDb.set(db, (kept = new Map()));
-  if (kept.size >= LIMIT) kept.delete(kept.keys().next().value!);
+  if (kept.size >= LIMIT && !kept.has(id)) kept.delete(kept.keys().next().value!);
   kept.set(id, finished);
 }

@@ -144,6 +144,8 @@ export interface Outcome {
 /** `finishCommand` for a group commit's rows: one statement; each row answers whether it landed. */
 export const finishCommandRows: RowsStatement<Outcome, boolean> = async (db, rows) => {
   if (rows.length === 1 || !distinctIds(rows)) {
+    // One finishCommand each: on a shared transaction its appends must be held to the end
+    // (the write batcher's appendEventsLast), or a later update would run with the counter held.
     const landed: boolean[] = [];
     for (const r of rows) landed.push(await finishCommand(db, r.id, r.status, r.detail, r.now, r.leaseOwner));
     return landed;

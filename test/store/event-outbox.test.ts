@@ -4,6 +4,7 @@
  * events committed out of order by concurrent writers (the trap of paging by a serial id).
  */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import type { StoreConnection } from '../../src/store/connection.js';
@@ -180,6 +181,12 @@ describe.each(DATABASE_KINDS)('the event outbox on %s', (kind) => {
     });
     await Promise.all([a, b]);
     expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'B' }, { label: 'A, held' }]);
+  });
+
+  it.skipIf(kind !== 'postgres')('when a session starts, then it reads committed and a transaction left idle is ended by the server', async () => {
+    const show = async (name: string) => Object.values((await sql.raw(`show ${name}`).execute(store.db)).rows[0] as object)[0];
+    expect(await show('default_transaction_isolation')).toBe('read committed');
+    expect(await show('idle_in_transaction_session_timeout')).toBe('1min');
   });
 
   it('when many writers commit in random order while a reader keeps resuming, then the reader sees every event exactly once, positions only growing', async () => {

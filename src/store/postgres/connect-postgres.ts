@@ -10,6 +10,19 @@ import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
 const INT8_OID = 20;
 
 /**
+ * Set for every session (an `options` parameter in the URL replaces them):
+ * - READ COMMITTED, whatever the server's default: an event append that waited for the position
+ *   counter re-reads it after the holder commits (store/events-queries.ts); under REPEATABLE READ
+ *   or SERIALIZABLE it would fail instead.
+ * - A transaction left idle for a minute is ended by the server. This service never waits on
+ *   anything outside the database inside a transaction, so only a process paused or cut off
+ *   mid-transaction gets there, and one holding the position counter would otherwise stop every
+ *   instance's appends until its connection was found dead (hours, with TCP defaults). Keep-alive
+ *   probes find a silently dropped connection sooner.
+ */
+const SESSION_OPTIONS = '-c default_transaction_isolation=read\\ committed -c idle_in_transaction_session_timeout=60000';
+
+/**
  * A pg pool for Kysely. int8 columns hold epoch milliseconds, which fit a double exactly until the
  * year 287396, so they are parsed as numbers for this pool only (not pg's global type table).
  */
@@ -18,7 +31,7 @@ export function connectPostgres(url: string, poolSize: number, watchRegistry = f
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types, connectionTimeoutMillis: 5000, keepAlive: true, options: SESSION_OPTIONS });
   // A client losing its connection (database restart, failover, network) must not crash the
   // process. Idle clients report through the pool's 'error'; a client checked out (a transaction
   // between two queries) emits on itself, with no listener unless one is attached here. Either
