@@ -8,13 +8,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10;
 
+/** User + system CPU, ms, from a /proc/PID/stat line. */
+function cpuMsOfStat(stat) {
+  // Fields after the command (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** User + system CPU of one process (every thread), ms; 0 when it is gone or /proc is absent. */
 export function processCpuMs(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return 0;
   }
@@ -37,9 +41,7 @@ export function cpuOfProcessesNamed(name) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) byPid.set(entry, cpuMsOfStat(stat));
     } catch { /* ended meanwhile */ }
   }
   return byPid;

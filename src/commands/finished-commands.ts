@@ -5,16 +5,11 @@
  * round trip. A Pending command is read every time: another instance may have finished it.
  * Kept per database handle (each service's store), at most `LIMIT`, the oldest dropped first.
  */
+import type { commandStatusBody } from '../domain/events.js';
 import type { Db } from '../store/connection.js';
 
-export interface CommandResource {
-  readonly id: string;
-  readonly vin: string;
-  readonly command: string;
-  readonly status: string;
-  readonly detail: unknown;
-  readonly updated: string;
-}
+/** GET /vehicle-command/{id}'s answer. */
+export type CommandResource = ReturnType<typeof commandStatusBody>;
 
 export interface FinishedCommand {
   /** The application that created it: the only one that may read it. */
@@ -25,10 +20,6 @@ export interface FinishedCommand {
 /** Under a few KB each (a diagnostics result is the largest): tens of MB at most. */
 const LIMIT = 10_000;
 
-const FINAL_STATUSES: ReadonlySet<string> = new Set(['Success', 'Error']);
-
-export const isFinalStatus = (status: string): boolean => FINAL_STATUSES.has(status);
-
 const byDb = new WeakMap<Db, Map<string, FinishedCommand>>();
 
 /** The kept answer for command `id`, if it has ended and was read here since. */
@@ -36,7 +27,7 @@ export function finishedCommand(db: Db, id: string): FinishedCommand | undefined
   return byDb.get(db)?.get(id);
 }
 
-/** Keeps the answer of an ended command (callers check `isFinalStatus`). */
+/** Keeps the answer of an ended command (callers check `isFinalStatus`, domain/command-status.ts). */
 export function rememberFinishedCommand(db: Db, id: string, finished: FinishedCommand): void {
   let kept = byDb.get(db);
   if (kept === undefined) byDb.set(db, (kept = new Map()));

@@ -1,9 +1,10 @@
 import { errors, ServiceError } from '../domain/errors.js';
-import { formatSpacedLocal } from '../domain/time.js';
+import { isFinalStatus } from '../domain/command-status.js';
+import { commandStatusBody } from '../domain/events.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Db } from '../store/connection.js';
 import { findCommand } from '../store/commands-queries.js';
-import { finishedCommand, isFinalStatus, rememberFinishedCommand, type CommandResource } from './finished-commands.js';
+import { finishedCommand, rememberFinishedCommand, type CommandResource } from './finished-commands.js';
 
 /** A command id as this service issues them (a UUID, any case). */
 export const COMMAND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -16,13 +17,7 @@ export async function readCommand(db: Db, principal: Principal, id: string): Pro
   if (found === undefined) {
     const row = await findCommand(db, key);
     if (!row) throw new ServiceError(errors.commandNotFound);
-    found = {
-      applicationId: row.application_id,
-      resource: {
-        id: row.id, vin: row.vin, command: row.command, status: row.status,
-        detail: JSON.parse(row.detail) as unknown, updated: formatSpacedLocal(row.updated_at),
-      },
-    };
+    found = { applicationId: row.application_id, resource: commandStatusBody(row) };
     if (isFinalStatus(row.status)) rememberFinishedCommand(db, key, found);
   }
   if (found.applicationId !== principal.applicationId) throw new ServiceError(errors.accessDenied);

@@ -6,6 +6,9 @@ import { errors } from '@telematics/contract';
 export const COMMAND_STATUSES = Object.freeze(['Confirmation', 'Pending', 'Success', 'Error'] as const);
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 
+/** Success and Error are final: a command in either never changes again. */
+export const isFinalStatus = (status: string): boolean => status === 'Success' || status === 'Error';
+
 /** The nine texts of a command that failed after acceptance, by the reason an automaker reports. */
 export const COMMAND_ERROR_TEXTS = Object.freeze({
   timeout: 'Command timeout.',
