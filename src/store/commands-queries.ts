@@ -180,18 +180,14 @@ export async function schedulePoll(db: Db, id: string, leaseOwner: string, nextP
 export async function claimDueCommands(
   db: Db, capabilities: DialectCapabilities, owner: string, now: number, leaseUntil: number, limit: number,
 ): Promise<CommandRow[]> {
-  return db.transaction().execute(async (trx) => {
-    let q = trx.selectFrom('commands').select('id')
-      .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at').limit(limit);
-    if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
-    const ids = (await q.execute()).map((r) => r.id);
-    if (ids.length === 0) return [];
-    await trx.updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
-      .where('id', 'in', ids).where('status', '=', 'Pending').execute();
-    return trx.selectFrom('commands').selectAll().where('id', 'in', ids).where('lease_owner', '=', owner).execute();
-  });
+  // One statement (a pass used to make three in a transaction: select, update, select again).
+  let due = db.selectFrom('commands').select('id')
+    .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .orderBy('next_poll_at').limit(limit);
+  if (capabilities.skipLocked) due = due.forUpdate().skipLocked();
+  return db.updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
+    .where('id', 'in', due).where('status', '=', PENDING).returningAll().execute();
 }
 
 /**

@@ -77,6 +77,7 @@ export interface TestService {
   token(clientId: string, clientSecret: string): Promise<string>;
   /** Commands: how automakers are reached (setting the simulated cloud re-points the service's connectors), and a worker driven by the test clock. */
   readonly connectorSettings: TestConnectorSettings;
+  readonly connectors: ConnectorRegistry;
   readonly worker: CommandWorker;
   /** Starts the simulated automaker cloud for the sim vehicles stored now (parked, not driving). */
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
@@ -204,7 +205,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
 
   let currentKeyring = keyring;
   return {
-    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, worker, gateway, metrics,
+    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, connectors, worker, gateway, metrics,
     get app() { return app; },
     get keyring() { return currentKeyring; },
     get webhooks() { return webhooks; },

@@ -1,6 +1,6 @@
 /**
  * Each worker as the periodic loop runs it: the pacing it had before the loop was shared (command
- * polling 250 ms idle / back to back when busy / 1 s after a failure, trips every 5 s with the
+ * polling 250 ms idle / back to back after a full batch / 1 s after a failure, trips every 5 s with the
  * retention sweep at most every 10 minutes, telemetry retention and key expiry hourly).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,14 +36,20 @@ describe('worker pacing', () => {
     expect(idempotencyKeyExpiryWorker(svc.store, svc.clock, silent)).toMatchObject({ name: 'idempotency key expiry', intervalMs: 3_600_000 });
   });
 
-  it('when a command pass claims commands, then it asks for the next pass at once, and not when it claimed none', async () => {
-    const worker = svc.worker.periodicWorker();
+  it('when a command pass claims a full batch, then it asks for the next pass at once, and not when it claimed fewer or none', async () => {
+    const worker = new CommandWorker(svc.store, svc.connectors, svc.clock, { leaseMs: 15_000, batch: 2, idleIntervalMs: 250 }, silent).periodicWorker();
     expect(await worker.runOnce()).toEqual({ more: false });
     await svc.useSimulatedCloud();
     const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
-    expect((await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).body.status).toBe('Pending');
+    for (let i = 0; i < 3; i++) expect((await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).body.status).toBe('Pending');
     svc.clock.advance(2000);
     expect(await worker.runOnce()).toEqual({ more: true });
+    // One left: a pass that claims less than a batch waits the idle interval, and the next
+    // pass takes what fell due meanwhile together.
+    expect(await worker.runOnce()).toEqual({ more: false });
+    const polled = await svc.store.db.selectFrom('commands').select(['status', 'poll_attempts', 'next_poll_at']).execute();
+    expect(polled).toHaveLength(3);
+    for (const command of polled) expect(command.status === 'Success' || (command.poll_attempts === 1 && command.next_poll_at !== null)).toBe(true);
     expect(await worker.runOnce()).toEqual({ more: false });
   });
 
