@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { COMMAND_ERROR_TEXTS, commandErrorText } from '../domain/command-status.js';
 import { documentedResult } from '../domain/command-results.js';
-import { OemFailure, type ConnectorLookup } from '../domain/oem-connector.js';
+import { OemFailure, type CommandState, type ConnectorLookup } from '../domain/oem-connector.js';
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { claimDueCommands, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
@@ -83,7 +83,8 @@ export class CommandWorker {
     pass.claimed = claimed.length;
     // The pass's outcomes share commits: polls answered within a few ms of each other are written together.
     const gathering = new WriteGathering(claimed.length, OUTCOME_GATHER_MS);
-    await Promise.all(claimed.map(async (command) => {
+    // Every task ends before the pass does (a failed one does not leave others running past it).
+    const tasks = await Promise.allSettled(claimed.map(async (command) => {
       const at = () => this.#clock.now();
       if (command.deadline_at !== null && at() > command.deadline_at) {
         await gathering.arrive();
@@ -91,27 +92,31 @@ export class CommandWorker {
         return;
       }
       const oem = await cachedRegistryRead(this.#store, `oem:${command.oem}`, () => findOem(db, command.oem));
+      let state: CommandState;
       try {
-        const state = await this.#connectors.for(oem ?? { connector: 'none', base_url: null }).poll(command.status_url!);
-        await gathering.arrive();
-        if (state.state === 'pending') {
-          await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
-        } else if (state.state === 'success') {
-          // What the tenant reads is what is stored: only documented fields of documented types.
-          if (await this.#finish(command.id, 'Success', documentedResult(command.command, state.result), at())) pass.finished += 1;
-        } else if (await this.#finish(command.id, 'Error', commandErrorText(state.reason), at())) {
-          pass.finished += 1;
-          // Once per command (finishing is terminal): an operator who moved an automaker learns why.
-          if (state.why !== undefined) this.#logger?.warn({ command: command.id, oem: command.oem, why: state.why }, `command ended in error: ${state.why}`);
-        }
+        state = await this.#connectors.for(oem ?? { connector: 'none', base_url: null }).poll(command.status_url!);
       } catch (error) {
         if (!(error instanceof OemFailure)) throw error;
         // The automaker did not answer this time: try again later, until the deadline.
         this.#logger?.debug({ command: command.id, err: error }, 'status poll failed');
         await gathering.arrive();
         await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
+        return;
+      }
+      await gathering.arrive();
+      if (state.state === 'pending') {
+        await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
+      } else if (state.state === 'success') {
+        // What the tenant reads is what is stored: only documented fields of documented types.
+        if (await this.#finish(command.id, 'Success', documentedResult(command.command, state.result), at())) pass.finished += 1;
+      } else if (await this.#finish(command.id, 'Error', commandErrorText(state.reason), at())) {
+        pass.finished += 1;
+        // Once per command (finishing is terminal): an operator who moved an automaker learns why.
+        if (state.why !== undefined) this.#logger?.warn({ command: command.id, oem: command.oem, why: state.why }, `command ended in error: ${state.why}`);
       }
     }));
+    const failed = tasks.find((t) => t.status === 'rejected');
+    if (failed) throw failed.reason;
     return pass;
   }
 

@@ -181,13 +181,18 @@ export async function claimDueCommands(
   db: Db, capabilities: DialectCapabilities, owner: string, now: number, leaseUntil: number, limit: number,
 ): Promise<CommandRow[]> {
   // One statement (a pass used to make three in a transaction: select, update, select again).
-  let due = db.selectFrom('commands').select('id')
-    .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .orderBy('next_poll_at').limit(limit);
-  if (capabilities.skipLocked) due = due.forUpdate().skipLocked();
-  return db.updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
-    .where('id', 'in', due).where('status', '=', PENDING).returningAll().execute();
+  // The due rows are chosen in a materialized CTE: PostgreSQL may run an `in (subquery)` again
+  // for each outer row, and each run would skip the rows already locked and take `limit` more.
+  return db.with((cte) => cte('due').materialized(), (qb) => {
+    const due = qb.selectFrom('commands').select('id')
+      .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_poll_at').limit(limit);
+    return capabilities.skipLocked ? due.forUpdate().skipLocked() : due;
+  })
+    .updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+    .where('status', '=', PENDING).returningAll().execute();
 }
 
 /**

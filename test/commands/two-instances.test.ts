@@ -3,6 +3,7 @@
  * commands queue: each command is polled by one instance at a time and finished exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { CommandWorker } from '../../src/commands/command-worker.js';
 import { ConnectorRegistry } from '../../src/oem/connector-registry.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -49,6 +50,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
     await Promise.all(workers.map(async (worker, i) => {
       while (Date.now() < deadline && (await pending()) > 0) {
         const pass = await worker.runOnce();
+        // A pass never takes more than its batch (the claim's selection runs once).
+        expect(pass.claimed).toBeLessThanOrEqual(settings.batch);
         finished[i]! += pass.finished;
         if (pass.claimed === 0) await new Promise((r) => setTimeout(r, 20));
       }
@@ -61,4 +64,19 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
     expect(cloud.overlappingPolls).toBe(0);
     for (const id of ids) expect(cloud.received.filter((r) => r.id === id)).toHaveLength(1);
   }, 90_000);
+
+  it('when a pass polls several commands, then their outcomes are written in one transaction', async () => {
+    const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i += 1) ids.push((await client.send({ vin: ALPHA_VINS[i % 2], command: 'diagnostics' })).body.id as string);
+    // Past the first poll (1 s) and the simulated vehicles' latency (at most 600 ms).
+    await new Promise((r) => setTimeout(r, 1800));
+    const worker = new CommandWorker(svc.store, new ConnectorRegistry(svc.connectorSettings), svc.clock, { leaseMs: 15_000, batch: 10, idleIntervalMs: 20 });
+    const pass = await worker.runOnce();
+    expect(pass).toMatchObject({ claimed: 6, finished: 6 });
+    // Rows written by one transaction carry its id as xmin: each poll answered on its own socket
+    // (15 ms late), yet one commit.
+    const { rows } = await sql<{ xmin: string }>`select distinct xmin::text as xmin from commands where id in (${sql.join(ids)})`.execute(svc.store.db);
+    expect(rows).toHaveLength(1);
+  });
 });
