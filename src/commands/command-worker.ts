@@ -99,9 +99,7 @@ export class CommandWorker {
         if (!(error instanceof OemFailure)) throw error;
         // The automaker did not answer this time: try again later, until the deadline.
         this.#logger?.debug({ command: command.id, err: error }, 'status poll failed');
-        await gathering.arrive();
-        await this.#reschedule(command.id, at() + nextPollDelay(command.poll_attempts));
-        return;
+        state = { state: 'pending' };
       }
       await gathering.arrive();
       if (state.state === 'pending') {
