@@ -35,6 +35,8 @@ export class IngestQueue implements TelemetrySink {
   readonly jsm: JetStreamManager;
   readonly metrics: QueueMetrics | undefined;
   readonly #logger: Logger;
+  /** Each acknowledgement logged at debug (stream, sequence, message id): what ties a record answered 200 to where the stream put it. */
+  readonly #logAcks: boolean;
   #ready: { at: number; answer: Promise<boolean> } | undefined;
 
   private constructor(settings: IngestQueueSettings, connection: NatsConnection, jsm: JetStreamManager, logger: Logger, metrics: QueueMetrics | undefined) {
@@ -43,6 +45,7 @@ export class IngestQueue implements TelemetrySink {
     this.js = jetstream(connection);
     this.jsm = jsm;
     this.#logger = logger;
+    this.#logAcks = logger.isLevelEnabled('debug');
     this.metrics = metrics;
     metrics?.watch(jsm);
   }
@@ -83,6 +86,7 @@ export class IngestQueue implements TelemetrySink {
       const left = deadline - Date.now();
       try {
         const ack = await this.js.publish(message.subject, message.body, { msgID: message.id, timeout: Math.max(100, Math.min(ATTEMPT_TIMEOUT_MS, left)) });
+        if (this.#logAcks) this.#logger.debug({ stream: ack.stream, seq: ack.seq, id: message.id, duplicate: ack.duplicate }, 'ingest queue acknowledged');
         return ack.duplicate;
       } catch (error) {
         if (isStreamFull(error)) {

@@ -78,6 +78,8 @@ class StreamWriter {
   readonly #intake: IntakeSettings;
   readonly #logger: Logger;
   readonly #metrics: QueueMetrics | undefined;
+  /** Each stored message logged at debug (sequence, message id): the other half of the edge's acknowledgement log. */
+  readonly #logStored: boolean;
   #messages: ConsumerMessages | undefined;
   #waiting: { message: JsMsg; rows: TelemetryRow[] }[] = [];
   #draining: Promise<void> | undefined;
@@ -95,6 +97,7 @@ class StreamWriter {
     this.#clock = clock;
     this.#intake = intake;
     this.#logger = logger;
+    this.#logStored = logger.isLevelEnabled('debug');
     this.#metrics = metrics;
   }
 
@@ -171,6 +174,7 @@ class StreamWriter {
   }
 
   #stored(message: JsMsg, rows: number): void {
+    if (this.#logStored) this.#logger.debug({ seq: message.seq, id: message.headers?.get('Nats-Msg-Id'), rows }, 'queued telemetry stored');
     message.ack();
     this.#metrics?.stored.inc(rows);
     this.#metrics?.storedMessages.inc();
