@@ -77,7 +77,8 @@ function sample(vehicle: number, ts: number) {
   return { speed: moving ? 40 : 0, latitude: -23.55 + vehicle * 0.01 + km * 0.009, longitude: -46.63, odometer: 10_000 + km };
 }
 
-interface Answer { readonly kind: 'http' | 'tracker'; readonly start: number; readonly end: number; readonly ok: boolean; readonly status: number; readonly keys: readonly string[] }
+/** `edge`: the index of the edge that answered. */
+interface Answer { readonly kind: 'http' | 'tracker'; readonly edge: number; readonly start: number; readonly end: number; readonly ok: boolean; readonly status: number; readonly keys: readonly string[] }
 
 class Load {
   readonly answers: Answer[] = [];
@@ -139,7 +140,7 @@ class Load {
       }
       const ok = status === 200;
       if (ok) for (const key of keys) this.accepted.add(key);
-      this.answers.push({ kind: 'http', start, end: Date.now(), ok, status, keys });
+      this.answers.push({ kind: 'http', edge, start, end: Date.now(), ok, status, keys });
       await sleep(LOAD_PERIOD_MS);
     }
   }
@@ -172,7 +173,7 @@ class Load {
         client.close();
       }
       if (ok) this.accepted.add(key);
-      this.answers.push({ kind: 'tracker', start, end: Date.now(), ok, status: ok ? 200 : 0, keys: [key] });
+      this.answers.push({ kind: 'tracker', edge: t % this.edges.length, start, end: Date.now(), ok, status: ok ? 200 : 0, keys: [key] });
       await sleep(LOAD_PERIOD_MS * 2);
     }
     this.#trackers[t]?.close();
@@ -328,21 +329,21 @@ describe('the service across processes, under faults', () => {
     const takenOver = new Set<string>();
     for (const edge of edges) {
       for (const a of logged(edge.output(), '"ingest queue acknowledged"')) {
-        const others = [...storedAt.get(`${String(a.stream)}#${String(a.seq)}`) ?? []].filter((id) => id !== a.id);
-        if (others.length > 0 && !storedIds.has(String(a.id))) takenOver.add(String(a.id));
+        const storedThere = [...storedAt.get(`${String(a.stream)}#${String(a.seq)}`) ?? []];
+        if (storedThere.some((id) => id !== a.id) && !storedIds.has(String(a.id))) takenOver.add(String(a.id));
       }
     }
     if (takenOver.size === 0) return new Set();
     const rowsOf = (keys: readonly string[]) => keys.map((key) => ({ vin: key.slice(0, key.indexOf('@')), ts: Number(key.slice(key.indexOf('@') + 1)) }) as unknown as TelemetryRow);
-    const edgeOf = (a: Answer) => a.kind === 'http' ? 'http' : `tracker-edge-${Number(a.keys[0]!.slice(8, 17)) % edges.length}`;
+    const lostKeys = new Set(lost);
     const explained = new Set<string>();
     for (const answer of load.answers) {
-      const mine = answer.keys.filter((k) => lost.includes(k));
+      const mine = answer.keys.filter((k) => lostKeys.has(k));
       if (mine.length === 0) continue;
       const groupings = [answer.keys];
       if (answer.kind === 'tracker') {
         for (const other of load.answers) {
-          if (other !== answer && other.kind === 'tracker' && edgeOf(other) === edgeOf(answer) && other.start <= answer.end && answer.start <= other.end) groupings.push([...answer.keys, ...other.keys]);
+          if (other !== answer && other.kind === 'tracker' && other.edge === answer.edge && other.start <= answer.end && answer.start <= other.end) groupings.push([...answer.keys, ...other.keys]);
         }
       }
       for (const keys of groupings) {
