@@ -4,7 +4,7 @@
  */
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
-import { compiledQuery } from './compiled-query.js';
+import { compiledQuery, compiledRowsQuery } from './compiled-query.js';
 import { givenRows } from './given-rows.js';
 import { commandOutcomeEvent, type CommandOutcome } from '../domain/events.js';
 import { appendEvents } from './events-queries.js';
@@ -22,10 +22,21 @@ export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Pro
   await db.insertInto('commands').values(row).execute();
 }
 
-/** `insertCommand` for a group commit's rows: one statement for all of them. */
-export const insertCommands: RowsStatement<Insertable<CommandsTable>, void> = async (db, rows) => {
-  if (rows.length === 1) await insertCommand(db, rows[0]!);
-  else await db.insertInto('commands').values([...rows]).execute();
+/** The columns of a command created Pending (D4 step 8), as POST /vehicle-command writes it. */
+const NEW_COMMAND_COLUMNS = [
+  'id', 'application_id', 'company_id', 'vin', 'oem', 'command', 'status', 'detail', 'created_at', 'updated_at', 'deadline_at', 'code_attempts', 'poll_attempts',
+] as const;
+export type NewCommandRow = Required<Pick<Insertable<CommandsTable>, typeof NEW_COMMAND_COLUMNS[number]>>;
+
+const insertNewCommands = compiledRowsQuery<NewCommandRow, never>(
+  NEW_COMMAND_COLUMNS.length,
+  (row) => NEW_COMMAND_COLUMNS.map((column) => row[column]),
+  (db, rows) => db.insertInto('commands').values(rows.map((values) => Object.fromEntries(NEW_COMMAND_COLUMNS.map((column, i) => [column, values[i]])) as NewCommandRow)),
+);
+
+/** New commands for a group commit's rows: one statement for all of them, compiled once per row count. */
+export const insertCommands: RowsStatement<NewCommandRow, void> = async (db, rows) => {
+  await insertNewCommands(db, rows);
   return rows.map(() => undefined);
 };
 
@@ -83,29 +94,36 @@ export async function useConfirmation(db: Db, id: string, now: number, maxAttemp
   return result.numUpdatedRows === 1n;
 }
 
-/** The automaker accepted the command: poll its status URL until the deadline. */
-export async function markInitiated(db: Db, id: string, statusUrl: string, firstPoll: number): Promise<void> {
-  await db.updateTable('commands').set({ status_url: statusUrl, next_poll_at: firstPoll })
-    .where('id', '=', id).where('status', '=', 'Pending').execute();
-}
-
 export interface Initiation {
   readonly id: string;
   readonly statusUrl: string;
   readonly firstPoll: number;
 }
 
-/** `markInitiated` for a group commit's rows: one statement for all of them. */
-export const markInitiatedRows: RowsStatement<Initiation, void> = async (db, rows) => {
-  if (rows.length === 1 || !distinctIds(rows)) {
-    for (const r of rows) await markInitiated(db, r.id, r.statusUrl, r.firstPoll);
-  } else {
-    const given = givenRows(rows, (r) => [
-      sql`cast(${r.id} as varchar(36)) as id`, sql`cast(${r.statusUrl} as text) as status_url`, sql`cast(${r.firstPoll} as bigint) as next_poll_at`,
+/** One command's initiation; for several, one `update … from (given rows)`. */
+const markInitiatedCompiled = compiledRowsQuery<Initiation, never>(
+  3,
+  // In the order the single-row update binds them: its set clause, then its where.
+  (r) => [r.statusUrl, r.firstPoll, r.id],
+  (db, rows) => {
+    if (rows.length === 1) {
+      const [statusUrl, firstPoll, id] = rows[0]!;
+      return db.updateTable('commands').set({ status_url: statusUrl as string, next_poll_at: firstPoll as number })
+        .where('id', '=', id as string).where('status', '=', PENDING);
+    }
+    const given = givenRows(rows, ([statusUrl, firstPoll, id]) => [
+      sql`cast(${statusUrl} as text) as status_url`, sql`cast(${firstPoll} as bigint) as next_poll_at`, sql`cast(${id} as varchar(36)) as id`,
     ]);
-    await sql`update commands set status_url = given.status_url, next_poll_at = given.next_poll_at
-      from (${given}) as given where commands.id = given.id and commands.status = ${PENDING}`.execute(db);
-  }
+    const update = sql`update commands set status_url = given.status_url, next_poll_at = given.next_poll_at
+      from (${given}) as given where commands.id = given.id and commands.status = ${PENDING}`;
+    return { compile: () => update.compile(db) };
+  },
+);
+
+/** `markInitiated` for a group commit's rows: one statement for all of them, compiled once per row count. */
+export const markInitiatedRows: RowsStatement<Initiation, void> = async (db, rows) => {
+  if (distinctIds(rows)) await markInitiatedCompiled(db, rows);
+  else for (const r of rows) await markInitiatedCompiled(db, [r]);
   return rows.map(() => undefined);
 };
 

@@ -44,6 +44,27 @@ describe.each(DATABASE_KINDS)('command row statements on %s', (kind) => {
     ]);
   });
 
+  it('when one command is inserted and initiated alone, outside and inside a transaction, then each lands as a batch\'s rows do', async () => {
+    await insertCommands(store.db, [command('s-01')]);
+    await markInitiatedRows(store.db, [{ id: 's-01', statusUrl: 'http://oem/status/s-01', firstPoll: T + 1000 }]);
+    // The same statements again in a transaction (another Db object): the texts compiled above serve it.
+    await store.db.transaction().execute(async (trx) => {
+      await insertCommands(trx, [command('s-02'), command('s-03', 'Success')]);
+      await markInitiatedRows(trx, [{ id: 's-02', statusUrl: 'http://oem/status/s-02', firstPoll: T + 2000 }]);
+      // A batch naming one command twice is written row by row, in order: the last one stays.
+      await markInitiatedRows(trx, [
+        { id: 's-03', statusUrl: 'http://oem/status/never', firstPoll: T + 1 },
+        { id: 's-02', statusUrl: 'http://oem/status/first', firstPoll: T + 3000 },
+        { id: 's-02', statusUrl: 'http://oem/status/second', firstPoll: T + 4000 },
+      ]);
+    });
+    expect((await read(['s-01', 's-02', 's-03'])).map((r) => [r.id, r.status, r.status_url, r.next_poll_at === null ? null : Number(r.next_poll_at)])).toEqual([
+      ['s-01', 'Pending', 'http://oem/status/s-01', T + 1000],
+      ['s-02', 'Pending', 'http://oem/status/second', T + 4000],
+      ['s-03', 'Success', null, null],
+    ]);
+  });
+
   it('when outcomes are recorded together, then only rows still Pending and held by the given lease change, and each answers whether it did', async () => {
     const ids = ['f-01', 'f-02', 'f-03', 'f-04', 'f-05'];
     await insertCommands(store.db, [command('f-01'), command('f-02'), command('f-03', 'Success'), command('f-04'), command('f-05')]);
