@@ -33,7 +33,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 export async function authenticateBearer(
   store: StoreConnection, keyring: Keyring, settings: TokenSettings, header: string | undefined, now: number, verified?: VerifiedTokenCache,
-): Promise<{ principal: Principal } | { rejected: ServiceError; reason: string }> {
+): Promise<{ principal: Principal; expiresAt: number } | { rejected: ServiceError; reason: string }> {
   let token: string | undefined;
   try {
     token = bearerToken(header);
@@ -54,7 +54,8 @@ export async function authenticateBearer(
     if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {
       return { rejected: new ServiceError(errors.invalidToken), reason: 'credentials changed since the token was issued' };
     }
-    return { principal: { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed } };
+    const principal = { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed };
+    return { principal, expiresAt: claims.expiresAt };
   } catch (error) {
     if (error instanceof TokenRejected) return { rejected: new ServiceError(errors.invalidToken), reason: error.message };
     throw error;

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { AuthenticatedCallers } from '../auth/authenticated-callers.js';
 import { authenticateBearer, type Principal } from '../auth/authenticate-bearer.js';
 import { VerifiedTokenCache } from '../auth/verified-token-cache.js';
 import type { Keyring } from '../security/keyring.js';
@@ -17,16 +18,34 @@ function verifiedTokensOf(keyring: Keyring): VerifiedTokenCache {
   return cache;
 }
 
-/** An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed. */
-export function authenticateHook(deps: AppDeps): onRequestAsyncHookHandler {
+/**
+ * An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed.
+ * A callback, not an async function: a caller seen before (AuthenticatedCallers) goes on at once.
+ */
+export function authenticateHook(deps: AppDeps): onRequestHookHandler {
   const verified = verifiedTokensOf(deps.keyring);
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, request.headers.authorization, deps.clock.now(), verified);
-    if ('rejected' in outcome) {
-      request.log.info({ reason: outcome.reason }, 'bearer token refused');
-      return sendError(reply, outcome.rejected);
+  const callers = new AuthenticatedCallers();
+  return function authenticate(request, reply, done) {
+    const header = request.headers.authorization;
+    const now = deps.clock.now();
+    const changes = deps.store.registryChanges;
+    const known = header === undefined ? undefined : callers.get(header, now, changes);
+    if (known !== undefined) {
+      (request as WithPrincipal)[PRINCIPAL] = known;
+      done();
+      return;
     }
-    (request as WithPrincipal)[PRINCIPAL] = outcome.principal;
+    const generation = AuthenticatedCallers.generationOf(changes);
+    authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, header, now, verified).then((outcome) => {
+      if ('rejected' in outcome) {
+        request.log.info({ reason: outcome.reason }, 'bearer token refused');
+        sendError(reply, outcome.rejected);
+        return;
+      }
+      callers.remember(header!, outcome.principal, outcome.expiresAt, generation, changes);
+      (request as WithPrincipal)[PRINCIPAL] = outcome.principal;
+      done();
+    }, done);
   };
 }
 

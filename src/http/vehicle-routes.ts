@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { VehicleParams } from '@telematics/contract';
@@ -6,7 +6,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../store/vehicles-queries.js';
-import { cachedRegistryRead } from '../store/registry-cache.js';
+import { cachedRegistryRead, NOT_CACHED, peekRegistry } from '../store/registry-cache.js';
 import { principalOf } from './authenticate-hook.js';
 import { AUTH_ERRORS, bearerSecurity, errorResponses, PATH_ERRORS } from './schemas.js';
 import { compressResponses } from './compression.js';
@@ -29,6 +29,21 @@ function resourceOf(v: VehicleRecord): ReturnType<typeof toResource> {
   let resource = resources.get(v);
   if (resource === undefined) resources.set(v, (resource = toResource(v)));
   return resource;
+}
+
+/**
+ * One vehicle's answer, serialized once by the route's own serializer (its response schema) and
+ * sent as it is afterwards: the record never changes (a registry change loads a new one).
+ */
+const answers = new WeakMap<VehicleRecord, string>();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function answerVehicle(reply: FastifyReply, vehicle: VehicleRecord | undefined): string {
+  if (!vehicle) throw new ServiceError(errors.vinNotFound);
+  let json = answers.get(vehicle);
+  if (json === undefined) answers.set(vehicle, (json = reply.serialize(resourceOf(vehicle)) as string));
+  reply.type(JSON_TYPE);
+  return json;
 }
 
 /** GET /vehicle and GET /vehicle/{vin}; registered behind the authentication hook. */
@@ -68,14 +83,15 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
           ...errorResponses(AUTH_ERRORS, PATH_ERRORS, 'vinNotFound'),
         },
       },
-    }, async (request) => {
+    }, (request, reply) => {
       const { vin } = request.params;
       const { companyId } = principalOf(request);
-      const vehicle = isValidVin(vin)
-        ? await cachedRegistryRead(deps.store, `vehicle:${companyId}:${vin}`, () => findCompanyVehicle(deps.store.db, companyId, vin))
-        : undefined;
-      if (!vehicle) throw new ServiceError(errors.vinNotFound);
-      return resourceOf(vehicle);
+      if (!isValidVin(vin)) throw new ServiceError(errors.vinNotFound);
+      const key = `vehicle:${companyId}:${vin}`;
+      // Answered without a promise when the registry cache can vouch for the row.
+      const known = peekRegistry<VehicleRecord | undefined>(deps.store, key);
+      if (known !== NOT_CACHED) return answerVehicle(reply, known);
+      return cachedRegistryRead(deps.store, key, () => findCompanyVehicle(deps.store.db, companyId, vin)).then((vehicle) => answerVehicle(reply, vehicle));
     });
   };
 }

@@ -21,16 +21,31 @@ export interface RegistryReadOptions {
   readonly lastKnownDuringOutage?: boolean;
 }
 
+/** What `peekRegistry` answers when it cannot vouch for a cached value: read it with `cachedRegistryRead`. */
+export const NOT_CACHED: unique symbol = Symbol('not cached');
+
+/**
+ * The value `cachedRegistryRead` would answer for `key` without reading, when it has one it can
+ * vouch for: for a request path that answers synchronously when nothing changed (a promise and
+ * a microtask turn less per request).
+ */
+export function peekRegistry<T>(store: StoreConnection, key: string): T | typeof NOT_CACHED {
+  const changes = store.registryChanges;
+  if (changes === undefined || !changes.live) return NOT_CACHED;
+  changes.refresh();
+  const hit = caches.get(store)?.get(key);
+  return hit !== undefined && hit.generation === changes.generation ? hit.value as T : NOT_CACHED;
+}
+
 export async function cachedRegistryRead<T>(store: StoreConnection, key: string, load: () => Promise<T>, options?: RegistryReadOptions): Promise<T> {
   if (options?.lastKnownDuringOutage) return readRemembering(store, key, () => cachedRegistryRead(store, key, load));
+  const hit = peekRegistry<T>(store, key);
+  if (hit !== NOT_CACHED) return hit;
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return load();
-  changes.refresh();
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new Map()));
   const generation = changes.generation;
-  const hit = cache.get(key);
-  if (hit !== undefined && hit.generation === generation) return hit.value as T;
   const value = await load();
   if (changes.live && changes.generation === generation) {
     if (cache.size >= MAX_ENTRIES) cache.clear(); // every entry of an older generation is dead anyway

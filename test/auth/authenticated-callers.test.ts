@@ -1,0 +1,70 @@
+/**
+ * Callers remembered by their Authorization header: only while the token is unexpired and the
+ * registry is unchanged since the check that let them in, and never while changes cannot be seen.
+ */
+import { describe, expect, it } from 'vitest';
+import { AuthenticatedCallers } from '../../src/auth/authenticated-callers.js';
+import { RegistryChanges } from '../../src/store/registry-changes.js';
+
+const principal = { applicationId: 'app-1', clientId: 'client-1', companyId: 'acme', signSecretSealed: null };
+const T = Date.UTC(2026, 10, 27, 12);
+const HEADER = 'Bearer abc.def.ghi';
+
+function liveChanges(): RegistryChanges {
+  const changes = new RegistryChanges();
+  changes.setLive(true);
+  return changes;
+}
+
+describe('authenticated callers', () => {
+  it('when a checked header comes again, then it is the same caller until the second its token expires', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers();
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    expect(callers.get(HEADER, T, changes)).toBe(principal);
+    expect(callers.get(HEADER, T + 59_999, changes)).toBe(principal);
+    expect(callers.get(HEADER, T + 60_000, changes)).toBeUndefined();
+    // Gone, not only refused: a later clock going back does not bring it back.
+    expect(callers.get(HEADER, T, changes)).toBeUndefined();
+    expect(callers.get('Bearer other', T, changes)).toBeUndefined();
+  });
+
+  it('when the registry changes after the check, then the caller must be checked again', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers();
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    changes.changed();
+    expect(callers.get(HEADER, T, changes)).toBeUndefined();
+  });
+
+  it('when the registry changed during the check, or changes cannot be seen, then nothing is remembered', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers();
+    const before = AuthenticatedCallers.generationOf(changes);
+    changes.changed();
+    callers.remember(HEADER, principal, T + 60_000, before, changes);
+    expect(callers.size).toBe(0);
+
+    const notLive = new RegistryChanges();
+    expect(AuthenticatedCallers.generationOf(notLive)).toBeUndefined();
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(notLive), notLive);
+    expect(callers.size).toBe(0);
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(undefined), undefined);
+    expect(callers.size).toBe(0);
+
+    // Remembered while live, then the channel goes down: not served from memory.
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    changes.setLive(false);
+    expect(callers.get(HEADER, T, changes)).toBeUndefined();
+  });
+
+  it('when more callers than the bound are remembered, then the oldest makes room', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers(2);
+    const generation = AuthenticatedCallers.generationOf(changes);
+    for (const h of ['Bearer a', 'Bearer b', 'Bearer c']) callers.remember(h, principal, T + 60_000, generation, changes);
+    expect(callers.size).toBe(2);
+    expect(callers.get('Bearer a', T, changes)).toBeUndefined();
+    expect(callers.get('Bearer c', T, changes)).toBe(principal);
+  });
+});
