@@ -73,7 +73,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true });
+  const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true, backgroundCheckpoints: true });
   let queue: IngestQueue | undefined;
   /** Set once `close` has run (a late start failure runs it): nothing is closed twice. */
   let stopped = false;

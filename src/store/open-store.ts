@@ -6,9 +6,11 @@ export interface StoreOptions {
   readonly poolSize: number;
   /** Watch registry changes so its rows may be cached (for the service, not one-shot CLI commands). */
   readonly watchRegistry?: boolean;
+  /** SQLite: checkpoint the WAL in a thread of its own, not on this process's commits (for the service). */
+  readonly backgroundCheckpoints?: boolean;
 }
 
 /** A `postgres://` URL opens PostgreSQL; anything else is a SQLite file path. */
 export function openStore(database: string, options: StoreOptions): StoreConnection {
-  return isPostgresUrl(database) ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false) : connectSqlite(database, options.watchRegistry ?? false);
+  return isPostgresUrl(database) ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false) : connectSqlite(database, options.watchRegistry ?? false, options.backgroundCheckpoints ?? false);
 }

@@ -6,6 +6,7 @@ import type { StoreConnection } from '../connection.js';
 import { withStatementCache } from './statement-cache.js';
 import { preparePrivateDatabaseFile } from './private-database-file.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
+import { checkpointInBackground } from './background-checkpoints.js';
 
 /** How often another connection's commits are looked for: asking costs a few microseconds. */
 const PROBE_INTERVAL_MS = 1;
@@ -35,9 +36,10 @@ function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges 
 /**
  * Opens (creating if needed) a SQLite file in WAL mode: readers never wait for the writer, and
  * `busy_timeout` lets a CLI command and the running service share the file. The file, its WAL and
- * SHM are 0600 and the folders created for them 0700.
+ * SHM are 0600 and the folders created for them 0700. A long-running process (the service) asks for
+ * `backgroundCheckpoints`: WAL checkpoints then run in a thread of their own, not on its commits.
  */
-export function connectSqlite(file: string, watchRegistry = false): StoreConnection {
+export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false): StoreConnection {
   if (file !== ':memory:' && file !== '') preparePrivateDatabaseFile(file); // '' is SQLite's temporary database
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
@@ -45,6 +47,7 @@ export function connectSqlite(file: string, watchRegistry = false): StoreConnect
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const registryChanges = watchRegistry ? sqliteRegistryChanges(sqlite) : undefined;
+  const checkpoints = backgroundCheckpoints && file !== ':memory:' && file !== '' ? checkpointInBackground(sqlite, file) : undefined;
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     plugins: registryChanges ? [registryWritesPlugin(registryChanges)] : [],
@@ -54,6 +57,9 @@ export function connectSqlite(file: string, watchRegistry = false): StoreConnect
     ...(registryChanges ? { registryChanges } : {}),
     capabilities: sqliteCapabilities,
     description: `sqlite:${file}`,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpoints?.close();
+      await db.destroy();
+    },
   };
 }
