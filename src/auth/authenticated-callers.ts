@@ -8,6 +8,7 @@
  */
 import type { RegistryChanges } from '../store/registry-changes.js';
 import type { Principal } from './authenticate-bearer.js';
+import { tokenExpired } from './verified-token-cache.js';
 
 interface Entry {
   readonly principal: Principal;
@@ -36,8 +37,7 @@ export class AuthenticatedCallers {
   get(header: string, nowMs: number, changes: RegistryChanges | undefined): Principal | undefined {
     const entry = this.#entries.get(header);
     if (entry === undefined) return undefined;
-    // As the verified-token cache: refused from the second jose would refuse it (exp <= now, whole seconds).
-    if (entry.expiresAt <= Math.floor(nowMs / 1000) * 1000 || AuthenticatedCallers.generationOf(changes) !== entry.generation) {
+    if (tokenExpired(entry.expiresAt, nowMs) || AuthenticatedCallers.generationOf(changes) !== entry.generation) {
       this.#entries.delete(header);
       return undefined;
     }

@@ -7,6 +7,11 @@
  */
 import type { TokenClaims } from '../security/access-tokens.js';
 
+/** jose refuses a token when exp <= now in whole seconds; so do the caches of verified tokens. */
+export function tokenExpired(expiresAtMs: number, nowMs: number): boolean {
+  return expiresAtMs <= Math.floor(nowMs / 1000) * 1000;
+}
+
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, TokenClaims>();
   readonly #maxEntries: number;
@@ -19,8 +24,7 @@ export class VerifiedTokenCache {
   get(token: string, nowMs: number): TokenClaims | undefined {
     const claims = this.#entries.get(token);
     if (claims === undefined) return undefined;
-    // jose refuses when exp <= now in whole seconds; so does the cache.
-    if (claims.expiresAt <= Math.floor(nowMs / 1000) * 1000) {
+    if (tokenExpired(claims.expiresAt, nowMs)) {
       this.#entries.delete(token);
       return undefined;
     }

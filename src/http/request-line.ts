@@ -8,6 +8,7 @@
  * every request. Its fields hold no secret, so it never needed the redaction pass either.
  */
 import pino, { type Level, type Logger } from 'pino';
+import { isPlainRequestId } from './request-id.js';
 
 export type RequestLine = (level: Level, reqId: string, method: string, route: string | null, status: number, ms: number) => void;
 
@@ -23,9 +24,6 @@ function memoJson(): (value: string) => string {
     return text;
   };
 }
-
-/** Our own request ids (UUIDs) and callers' (`request-id.ts`: letters, digits and `._:-`) need no escaping. */
-const PLAIN_ID = /^[A-Za-z0-9._:-]*$/;
 
 export function requestLineWriter(logger: Logger): RequestLine {
   const { streamSym, timeSym, chindingsSym, needsMetadataGsym, messageKeySym, mixinSym } = pino.symbols;
@@ -43,7 +41,7 @@ export function requestLineWriter(logger: Logger): RequestLine {
   const routeJson = memoJson();
   const values = logger.levels.values;
   return (level, reqId, method, route, status, ms) => {
-    const id = PLAIN_ID.test(reqId) ? `"${reqId}"` : JSON.stringify(reqId);
+    const id = isPlainRequestId(reqId) ? `"${reqId}"` : JSON.stringify(reqId);
     stream.write(`{"level":${values[level]}${time()}${bindings},"reqId":${id},"method":${methodJson(method)},"route":${route === null ? 'null' : routeJson(route)},"status":${status},"ms":${ms},"msg":"request"}\n`);
   };
 }

@@ -40,14 +40,15 @@ function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges 
  * `backgroundCheckpoints`: WAL checkpoints then run in a thread of their own, not on its commits.
  */
 export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false): StoreConnection {
-  if (file !== ':memory:' && file !== '') preparePrivateDatabaseFile(file); // '' is SQLite's temporary database
+  const onDisk = file !== ':memory:' && file !== ''; // '' is SQLite's temporary database
+  if (onDisk) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const registryChanges = watchRegistry ? sqliteRegistryChanges(sqlite) : undefined;
-  const checkpoints = backgroundCheckpoints && file !== ':memory:' && file !== '' ? checkpointInBackground(sqlite, file) : undefined;
+  const checkpoints = backgroundCheckpoints && onDisk ? checkpointInBackground(sqlite, file) : undefined;
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     plugins: registryChanges ? [registryWritesPlugin(registryChanges)] : [],
