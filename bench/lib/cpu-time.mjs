@@ -15,6 +15,21 @@ function cpuMsOfStat(stat) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
+/**
+ * CPU (user + system, every thread, ms) and minor page faults of one process; zeros when it is
+ * gone or /proc is absent. Faults tell a V8 heap that gives its pages back after each scavenge
+ * and faults them in again (RESULTS.md, "Issue 22, sixth step") from one that keeps them.
+ */
+export function processCounters(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { cpuMs: cpuMsOfStat(stat), minorFaults: Number(fields[7]) };
+  } catch {
+    return { cpuMs: 0, minorFaults: 0 };
+  }
+}
+
 /** User + system CPU of one process (every thread), ms; 0 when it is gone or /proc is absent. */
 export function processCpuMs(pid) {
   try {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processCounters } from './cpu-time.mjs';
 import { median } from './report.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -46,13 +47,21 @@ export function assertClean(result, what) {
  * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
  * alone and clean. A run's optional `settle()` is awaited after each of its loads, so work it
  * leaves behind (commands to poll) is done before the next kind is measured. Resolves to the
- * median requests/s, mean latency and p99 of each, by name.
+ * median requests/s, mean latency and p99 of each, by name; for a run given the `pid` of the
+ * process it loads, also the median CPU µs and minor page faults that process spent an answer.
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   const once = async (run, duration, what) => {
-    const { settle, generator, ...plan } = run;
+    const { settle, generator, pid, ...plan } = run;
+    const before = pid === undefined ? undefined : processCounters(pid);
     // `generator: 'wrk'`: loaded by wrk (bench/lib/wrk.mjs) instead of autocannon.
     const result = assertClean(generator === 'wrk' ? await wrk(plan, duration) : (await load([plan], duration))[0], what);
+    if (before !== undefined) {
+      const after = processCounters(pid);
+      const answered = result.rps * duration;
+      result.cpuUs = ((after.cpuMs - before.cpuMs) * 1000) / answered;
+      result.faults = (after.minorFaults - before.minorFaults) / answered;
+    }
     await settle?.();
     return result;
   };
@@ -62,6 +71,19 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
     for (const run of runs) results.get(run.name).push(await once(run, seconds, run.name));
   }
   return Object.fromEntries([...results].map(([name, rs]) => [name, {
-    rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => Math.round(r.rps)),
+    rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => r.rps),
+    ...(rs[0].cpuUs === undefined ? {} : { cpuUs: median(rs.map((r) => r.cpuUs)), faults: median(rs.map((r) => r.faults)) }),
   }]));
+}
+
+/**
+ * The ratio of kind `name` to kind `floor` in `measureRates`' result: the median over rounds of
+ * each round's own ratio. The machine's speed drifts by a third within a minute (RESULTS.md,
+ * "Issue 22, sixth step"); a round's two runs, made back to back, share its speed, while the
+ * ratio of two medians can pair a fast minute of one with a slow minute of the other.
+ */
+export function pairedRatio(rates, name, floor) {
+  const a = rates[name].rounds;
+  const b = rates[floor].rounds;
+  return median(a.map((rps, i) => rps / b[i]));
 }

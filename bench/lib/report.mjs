@@ -11,11 +11,13 @@
  * @property {string} name      what was measured, with its unit
  * @property {number} service   the service's number
  * @property {number} [floor]   the floor's number, measured in the same run
+ * @property {number} [ratio]   the ratio judged, when it is not service / floor (load.mjs's
+ *                              pairedRatio: the median of each round's own ratio)
  * @property {{ on?: 'ratio' | 'service', op: '>=' | '<=' | '==', value: number }} [target]
  * @property {number} [digits]  decimals to print for service and floor
  */
 
-export const ratioOf = (f) => (f.floor === undefined || f.floor === 0 ? undefined : f.service / f.floor);
+export const ratioOf = (f) => f.ratio ?? (f.floor === undefined || f.floor === 0 ? undefined : f.service / f.floor);
 
 /** 'pass', 'MISSED' or 'info' (no target). */
 export function verdict(f) {

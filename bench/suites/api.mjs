@@ -1,7 +1,8 @@
 /**
  * Requests per second of the authenticated hot paths against floors, all loaded the same way
  * (wrk from its own process where installed, else autocannon; 16 connections, rounds alternating
- * between kinds, median).
+ * between kinds, median). A ratio is the median of each round's own ratio, its two runs made
+ * close together (pairedRatio in load.mjs); the rates printed are the medians of the rounds.
  *
  * Floors: a bare Fastify process (bench/lib/floor-server.mjs: no logging, no hooks) answering a
  * constant (GET /floor), the very JSON the service answers for the vehicle measured
@@ -35,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openStore } from '../../dist/store/open-store.js';
 import { createFixture, signatureOf, tokenFrom, vinOf } from '../lib/fixture.mjs';
-import { measureRates } from '../lib/load.mjs';
+import { measureRates, pairedRatio } from '../lib/load.mjs';
 import { wrkAvailable } from '../lib/wrk.mjs';
 import { percentile } from '../lib/report.mjs';
 import { freePort, startFloorServer, startOemSim, startService } from '../lib/processes.mjs';
@@ -79,32 +80,41 @@ export async function run(ctx) {
     // autocannon's CPU, which on two cores otherwise takes a core from the process measured.
     const generator = (await wrkAvailable()) ? 'wrk' : undefined;
     if (generator === undefined) ctx.log('wrk is not installed: loading with autocannon (figures not comparable to RESULTS.md)');
+    // Each floor runs right before the figures judged against it, so a round's ratio compares
+    // two runs of the same minute (pairedRatio).
     const runs = [
-      { name: 'floor', url: `${floor.url}/floor`, connections },
-      { name: 'floor-vehicle', url: `${floor.url}/floor-vehicle`, connections },
-      { name: 'healthz', url: `${service.url}/healthz`, connections },
-      { name: 'floor-oem', url: `${floor.url}/floor-oem`, method: 'POST', connections },
-      { name: 'vehicle', url: `${service.url}/vehicle/${vin}`, headers: { authorization: auth }, connections },
-      { name: 'vehicles', url: `${service.url}/vehicle`, headers: { authorization: auth }, connections },
+      { name: 'floor', url: `${floor.url}/floor`, connections, pid: floor.pid },
+      { name: 'healthz', url: `${service.url}/healthz`, connections, pid: service.pid },
+      { name: 'floor-vehicle', url: `${floor.url}/floor-vehicle`, connections, pid: floor.pid },
+      { name: 'vehicle', url: `${service.url}/vehicle/${vin}`, headers: { authorization: auth }, connections, pid: service.pid },
       { name: 'command-status', url: `${service.url}/vehicle-command/${created.id}`, headers: { authorization: auth }, connections },
+      { name: 'vehicles', url: `${service.url}/vehicle`, headers: { authorization: auth }, connections },
       { name: 'command-pending', url: `${service.url}/vehicle-command/${pendingId}`, headers: { authorization: auth }, connections },
+      { name: 'floor-oem', url: `${floor.url}/floor-oem`, method: 'POST', connections, pid: floor.pid },
+      {
+        name: 'create-api', url: `${apiOnly.url}/vehicle-command`, method: 'POST', connections, pid: apiOnly.pid,
+        headers: { authorization: apiAuth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
+        body: JSON.stringify({ vin, command: 'diagnostics' }),
+      },
       {
         name: 'create', url: `${service.url}/vehicle-command`, method: 'POST', connections,
         headers: { authorization: auth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
         body: JSON.stringify({ vin, command: 'diagnostics' }),
         settle: () => noCommandPending(fixture.url, pendingId),
       },
-      {
-        name: 'create-api', url: `${apiOnly.url}/vehicle-command`, method: 'POST', connections,
-        headers: { authorization: apiAuth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
-        body: JSON.stringify({ vin, command: 'diagnostics' }),
-      },
     ];
     for (const run of runs) run.generator = generator;
     const r = await measureRates(runs, ctx.quick ? { rounds: 1, seconds: 1, warmupSeconds: 1 } : { rounds: 5, seconds: 5, warmupSeconds: 3 });
-    const fig = (figure, key, target, floorKey = 'healthz') => ({ section: ctx.section, suite: name, name: figure, service: r[key].rps, floor: r[floorKey].rps, target });
+    const fig = (figure, key, target, floorKey = 'healthz') => ({
+      section: ctx.section, suite: name, name: figure, service: r[key].rps, floor: r[floorKey].rps, ratio: pairedRatio(r, key, floorKey), target,
+    });
     const latency = await creationToSuccess(service.url, auth, vin, ctx.quick ? 16 : 80);
     const info = (figure, value) => ({ section: ctx.section, suite: name, name: figure, service: value });
+    // What each answer cost the process loaded, beside its floor's: steadier than rates on a
+    // machine whose speed drifts, and the page faults tell a heap state that halves the rate.
+    const perAnswer = (figure, key, floorKey, what, digits) => ({
+      section: ctx.section, suite: name, name: figure, service: r[key][what], floor: r[floorKey][what], digits,
+    });
     const postgres = ctx.kind === 'postgres';
     return [
       fig('GET /healthz (the service\'s constant route: the per-request plumbing alone) vs a bare Fastify process, requests/s', 'healthz', { op: '>=', value: 0.85 }, 'floor'),
@@ -117,6 +127,10 @@ export async function run(ctx) {
       fig('GET /vehicle (20 vehicles), requests/s', 'vehicles'),
       fig('GET /vehicle-command/{id} of an ended command (its answer kept after the first read), requests/s', 'command-status', postgres ? { op: '>=', value: 0.5 } : undefined),
       fig('  the same of a Pending command (read from the database every time)', 'command-pending'),
+      perAnswer('GET /healthz, CPU µs an answer (service | bare process)', 'healthz', 'floor', 'cpuUs', 1),
+      perAnswer('GET /vehicle/{vin}, CPU µs an answer (service | bare process, same JSON)', 'vehicle', 'floor-vehicle', 'cpuUs', 1),
+      perAnswer('creations, CPU µs an answer (API process | bare route with its automaker exchange)', 'create-api', 'floor-oem', 'cpuUs', 1),
+      perAnswer('GET /healthz, minor page faults an answer (service | bare process)', 'healthz', 'floor', 'faults', 2),
       info('creation to Success (automaker answering at once), p50 ms', latency.p50),
       info('creation to Success, p99 ms', latency.p99),
     ];
