@@ -13,6 +13,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'bin', 'telematics.js');
+/**
+ * The flags the CLI's shebang gives node (V8's young generation fixed: bin/telematics.js says
+ * why). Every process launched here runs with them: the service and the simulated automaker as
+ * an operator's `telematics …` does, the floors too, so a ratio compares the same Node settings.
+ */
+export const NODE_FLAGS = readFileSync(CLI, 'utf8').split('\n', 1)[0].split(' ').filter((word) => word.startsWith('--'));
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -40,7 +46,7 @@ async function waitFor(url, child, logFile, timeoutMs = 60_000) {
 
 function launch(args, { env, logFile, nodeArgs = [] }) {
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   return child;
 }
