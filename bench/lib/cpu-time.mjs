@@ -8,36 +8,33 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10;
 
+/** A /proc/PID/stat line's fields after the command (which may hold spaces): minflt [7], utime [11], stime [12]. */
+const fieldsOfStat = (stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
 /** User + system CPU, ms, from a /proc/PID/stat line. */
 function cpuMsOfStat(stat) {
-  // Fields after the command (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = fieldsOfStat(stat);
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-/**
- * CPU (user + system, every thread, ms) and minor page faults of one process; zeros when it is
- * gone or /proc is absent. Faults tell a V8 heap that gives its pages back after each scavenge
- * and faults them in again (RESULTS.md, "Issue 22, sixth step") from one that keeps them.
- */
-export function processCounters(pid) {
+/** `read` of one process's stat line; 0 when it is gone or /proc is absent. */
+function ofProcess(pid, read) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { cpuMs: cpuMsOfStat(stat), minorFaults: Number(fields[7]) };
-  } catch {
-    return { cpuMs: 0, minorFaults: 0 };
-  }
-}
-
-/** User + system CPU of one process (every thread), ms; 0 when it is gone or /proc is absent. */
-export function processCpuMs(pid) {
-  try {
-    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return read(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return 0;
   }
 }
+
+/** User + system CPU of one process (every thread), ms; 0 when it is gone or /proc is absent. */
+export const processCpuMs = (pid) => ofProcess(pid, cpuMsOfStat);
+
+/**
+ * Minor page faults of one process so far; 0 when it is gone. They tell a V8 heap that gives its
+ * pages back after each scavenge and faults them in again (RESULTS.md, "Issue 22, sixth step")
+ * from one that keeps them.
+ */
+export const processMinorFaults = (pid) => ofProcess(pid, (stat) => Number(fieldsOfStat(stat)[7]));
 
 /**
  * User + system CPU of each process named `name` (PostgreSQL's server processes), ms by pid. A

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processCounters } from './cpu-time.mjs';
+import { cpuMeter, processCpuMs, processMinorFaults } from './cpu-time.mjs';
 import { median } from './report.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -53,14 +53,14 @@ export function assertClean(result, what) {
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   const once = async (run, duration, what) => {
     const { settle, generator, pid, ...plan } = run;
-    const before = pid === undefined ? undefined : processCounters(pid);
+    const meter = pid === undefined ? undefined : cpuMeter({ cpuMs: () => processCpuMs(pid), faults: () => processMinorFaults(pid) });
     // `generator: 'wrk'`: loaded by wrk (bench/lib/wrk.mjs) instead of autocannon.
     const result = assertClean(generator === 'wrk' ? await wrk(plan, duration) : (await load([plan], duration))[0], what);
-    if (before !== undefined) {
-      const after = processCounters(pid);
+    if (meter !== undefined) {
+      const spent = meter.stop();
       const answered = result.rps * duration;
-      result.cpuUs = ((after.cpuMs - before.cpuMs) * 1000) / answered;
-      result.faults = (after.minorFaults - before.minorFaults) / answered;
+      result.cpuUs = (spent.cpuMs * 1000) / answered;
+      result.faults = spent.faults / answered;
     }
     await settle?.();
     return result;
