@@ -6,6 +6,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery, compiledRowsQuery } from './compiled-query.js';
 import { givenRows } from './given-rows.js';
+import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
 import { commandOutcomeEvent, type CommandOutcome } from '../domain/events.js';
 import { appendEvents } from './events-queries.js';
 import { inTransaction } from './in-transaction.js';
@@ -20,18 +21,8 @@ export type CommandRow = Selectable<CommandsTable>;
  * the partial index on Pending rows only when it can see the value.
  */
 const PENDING = sql.lit('Pending');
-/**
- * For statements that find a command by id and check it is still Pending: the state as a
- * parameter, or as a column of the joined rows (`pendingColumn`), never the literal. With the
- * literal, PostgreSQL may answer them from the partial index of Pending commands, reading every
- * Pending row to find one id, whenever its statistics say few are Pending while many are (a
- * backlog, or a table not analyzed yet): a prepared initiation update did so for every creation,
- * ~10 ms each with 25,000 Pending, and creations slowed as they piled up (RESULTS.md, issue 22,
- * seventh step). A parameter or a joined column proves nothing about that index's rows, so the
- * primary key answers.
- */
-const STILL_PENDING = 'Pending';
-const pendingColumn = sql`cast(${STILL_PENDING} as varchar(16)) as pending`;
+/** For statements that find commands by id: the same check, answered by the primary key. */
+const stillPending = equalsNotFromPartialIndex('commands.status', 'Pending');
 
 export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Promise<void> {
   await db.insertInto('commands').values(row).execute();
@@ -117,21 +108,20 @@ export interface Initiation {
 
 /** One command's initiation; for several, one `update … from (given rows)`. */
 const markInitiatedCompiled = compiledRowsQuery<Initiation, never>(
-  4,
+  3,
   // In the order the single-row update binds them: its set clause, then its where.
-  (r) => [r.statusUrl, r.firstPoll, r.id, STILL_PENDING],
+  (r) => [r.statusUrl, r.firstPoll, r.id],
   (db, rows) => {
     if (rows.length === 1) {
-      const [statusUrl, firstPoll, id, pending] = rows[0]!;
+      const [statusUrl, firstPoll, id] = rows[0]!;
       return db.updateTable('commands').set({ status_url: statusUrl as string, next_poll_at: firstPoll as number })
-        .where('id', '=', id as string).where('status', '=', pending as string);
+        .where('id', '=', id as string).where(stillPending);
     }
-    const given = givenRows(rows, ([statusUrl, firstPoll, id, pending]) => [
+    const given = givenRows(rows, ([statusUrl, firstPoll, id]) => [
       sql`cast(${statusUrl} as text) as status_url`, sql`cast(${firstPoll} as bigint) as next_poll_at`, sql`cast(${id} as varchar(36)) as id`,
-      sql`cast(${pending} as varchar(16)) as pending`,
     ]);
     const update = sql`update commands set status_url = given.status_url, next_poll_at = given.next_poll_at
-      from (${given}) as given where commands.id = given.id and commands.status = given.pending`;
+      from (${given}) as given where commands.id = given.id and ${stillPending}`;
     return { compile: () => update.compile(db) };
   },
 );
@@ -186,13 +176,13 @@ export const finishCommandRows: RowsStatement<Outcome, boolean> = async (db, row
   }
   const given = givenRows(rows, (r) => [
     sql`cast(${r.id} as varchar(36)) as id`, sql`cast(${r.status} as varchar(16)) as status`, sql`cast(${JSON.stringify(r.detail)} as text) as detail`,
-    sql`cast(${r.now} as bigint) as updated_at`, sql`cast(${r.leaseOwner ?? null} as varchar(64)) as lease_owner`, pendingColumn,
+    sql`cast(${r.now} as bigint) as updated_at`, sql`cast(${r.leaseOwner ?? null} as varchar(64)) as lease_owner`,
   ]);
   return inTransaction(db, async (trx) => {
     const { rows: landed } = await sql<CommandOutcome>`
       update commands set status = given.status, detail = given.detail, updated_at = given.updated_at, next_poll_at = null, lease_owner = null, lease_until = null
       from (${given}) as given
-      where commands.id = given.id and commands.status = given.pending and (given.lease_owner is null or commands.lease_owner = given.lease_owner)
+      where commands.id = given.id and ${stillPending} and (given.lease_owner is null or commands.lease_owner = given.lease_owner)
       returning ${sql.join(OUTCOME_COLUMNS.map((c) => sql.ref(`commands.${c}`)))}`.execute(trx);
     await appendOutcomeEvents(trx, landed, Math.max(...rows.map((r) => r.now)));
     const ids = new Set(landed.map((r) => r.id));
@@ -226,7 +216,7 @@ export async function claimDueCommands(
   })
     .updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
     .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-    .where('status', '=', STILL_PENDING).returningAll().execute();
+    .where(stillPending).returningAll().execute();
 }
 
 /**
@@ -251,5 +241,5 @@ export async function expireOverdueCommands(db: Db, now: number, detail: string,
  * at its backed-off time. A lease held by a worker is left alone; its own poll sees the news.
  */
 export async function pollCommandNow(db: Db, id: string, now: number): Promise<void> {
-  await db.updateTable('commands').set({ next_poll_at: now }).where('id', '=', id).where('status', '=', STILL_PENDING).execute();
+  await db.updateTable('commands').set({ next_poll_at: now }).where('id', '=', id).where(stillPending).execute();
 }

@@ -11,6 +11,7 @@ import { CompiledQuery, sql } from 'kysely';
 import type { Db } from './connection.js';
 import type { DialectCapabilities } from './dialect.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
@@ -90,7 +91,7 @@ export async function dueDeliveries(db: Db, now: number, limit: number, scope: D
 export async function claimDeliveries(db: Db, ids: readonly string[], owner: string, now: number, leaseUntil: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
-    .where('id', 'in', ids).where('status', '=', PENDING)
+    .where('id', 'in', ids).where(equalsNotFromPartialIndex('webhook_deliveries.status', 'pending'))
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .returning('id').execute();
   return new Set(rows.map((r) => r.id));

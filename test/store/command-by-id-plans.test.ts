@@ -1,17 +1,18 @@
 /**
- * Statements that find one command by id and check it is still Pending must be answered by the
- * primary key, whatever PostgreSQL's statistics say. With the state written as the literal
- * 'Pending', PostgreSQL could answer them from the partial index of Pending commands
- * (commands_pending_due) and read every Pending row to find one id: a prepared initiation
- * update did, once its plan went generic, for every creation (issue 22). Here the table holds
- * thousands of Pending commands and no statistics (never analyzed, as before autovacuum gets to
- * it), each statement runs often enough on one connection for its plan to go generic, and the
- * partial index must not have been read at all.
+ * Statements that find commands (or webhook deliveries) by id and check their state must be
+ * answered by the primary key, whatever PostgreSQL's statistics say. With the state compared
+ * plainly (a literal, or a parameter, which a custom plan sees), PostgreSQL could answer them
+ * from the partial index of Pending rows and read every Pending row to find a few ids: a
+ * prepared initiation update did for every creation (issue 22). Here the tables hold thousands
+ * of Pending rows and no statistics (never analyzed, as before autovacuum gets to them), each
+ * statement runs often enough on one connection for its plan to go generic, and the partial
+ * indexes must not have been read at all.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { finishCommandRows, markInitiatedRows, pollCommandNow } from '../../src/store/commands-queries.js';
+import { claimDeliveries } from '../../src/store/webhook-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -21,7 +22,7 @@ const PENDING_BACKLOG = 5000;
 /** A named statement is planned custom five times, then generic: past that, on one connection. */
 const RUNS = 8;
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('commands found by id on PostgreSQL', () => {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('commands and deliveries found by id on PostgreSQL', () => {
   let database: TestDatabase;
   let store: StoreConnection;
   let ids: string[];
@@ -32,6 +33,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands found by id on Postgre
     await sql`insert into commands (id, application_id, company_id, vin, oem, command, status, detail, created_at, updated_at, deadline_at, code_attempts, poll_attempts)
       select 'cmd-' || lpad(n::text, 5, '0'), 'app-1', 'acme', '1HGBH41JXMN109186', 'volta', 'diagnostics', 'Pending', '{}', ${T}, ${T}, ${T + 3_600_000}, 0, 0
       from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
+    await sql`insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
+      select 'dlv-' || lpad(n::text, 5, '0'), 'ep-1', 'evt-' || n, 'pending', 0, ${T}, ${T}, ${T}
+      from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
     ids = Array.from({ length: PENDING_BACKLOG }, (_, i) => `cmd-${String(i + 1).padStart(5, '0')}`);
   });
   afterAll(async () => {
@@ -39,13 +43,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands found by id on Postgre
     await database?.drop();
   });
 
-  /** Rows of commands_pending_due read so far by this database's sessions (this one's flushed first). */
-  async function partialIndexReads(): Promise<number> {
+  /** Rows these indexes have given so far to this database's sessions (this one's flushed first). */
+  async function indexReads(...names: string[]): Promise<number> {
     await sql`select pg_stat_force_next_flush()`.execute(store.db);
     await sql`select pg_stat_clear_snapshot()`.execute(store.db);
-    const { rows } = await sql<{ read: string }>`select idx_tup_read as read from pg_stat_user_indexes where indexrelname = 'commands_pending_due'`.execute(store.db);
-    return Number(rows[0]!.read);
+    const { rows } = await sql<{ read: string }>`select idx_tup_read as read from pg_stat_user_indexes where indexrelname in (${sql.join(names)})`.execute(store.db);
+    expect(rows).toHaveLength(names.length);
+    return rows.reduce((sum, r) => sum + Number(r.read), 0);
   }
+  const partialIndexReads = () => indexReads('commands_pending_due');
 
   it('when initiations, outcomes and early polls are written one by one and in batches, then the partial index of Pending commands is never read', async () => {
     const before = await partialIndexReads();
@@ -63,5 +69,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands found by id on Postgre
     const initiated = await store.db.selectFrom('commands').select((eb) => eb.fn.countAll<string>().as('n')).where('status_url', 'is not', null).executeTakeFirstOrThrow();
     const finished = await store.db.selectFrom('commands').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'Success').executeTakeFirstOrThrow();
     expect([Number(initiated.n), Number(finished.n)]).toEqual([RUNS * 13, RUNS * 12]);
+  });
+
+  it('when deliveries are claimed by id, then neither partial index of pending deliveries is read', async () => {
+    const partials = ['webhook_deliveries_due', 'webhook_deliveries_endpoint_due'];
+    const before = await indexReads(...partials);
+    let claimed = 0;
+    for (let run = 0; run < RUNS; run += 1) {
+      const batch = Array.from({ length: 8 }, (_, i) => `dlv-${String(run * 8 + i + 1).padStart(5, '0')}`);
+      claimed += (await claimDeliveries(store.db, batch, 'owner-1', T + 1, T + 60_000)).size;
+    }
+    expect(await indexReads(...partials)).toBe(before);
+    expect(claimed).toBe(RUNS * 8);
   });
 });
