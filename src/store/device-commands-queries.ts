@@ -3,9 +3,10 @@
  * statement: a row is sent at most once (`sent_at` is set by one gateway, before the bytes leave),
  * refused only while unsent, and answered only once sent.
  */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Db } from './connection.js';
 import type { DeviceCommandsTable } from './schema.js';
+import { sameValueUnindexed } from './not-from-partial-index.js';
 
 export type DeviceCommandRow = Selectable<DeviceCommandsTable>;
 
@@ -33,17 +34,24 @@ export async function listUnsentDeviceCommands(db: Db, now: number, marginMs: nu
   return rows.map((r) => ({ ...r, command_deadline: Number(r.command_deadline) }));
 }
 
+/**
+ * Still unsent and not refused, checked so the key answers: the plain condition is the predicate
+ * of the partial index `device_commands_unsent`, through which PostgreSQL may read every unsent
+ * command to find one (not-from-partial-index.ts).
+ */
+const stillUnsent = sql<SqlBool>`${sameValueUnindexed('sent_at', 'number')} is null and ${sameValueUnindexed('refusal', 'text')} is null`;
+
 /** Marks the command sent by `gateway`; true for the one caller that may write it to the tracker. */
 export async function claimDeviceCommand(db: Db, commandId: string, gateway: string, now: number): Promise<boolean> {
   const result = await db.updateTable('device_commands').set({ sent_at: now, sent_by: gateway })
-    .where('command_id', '=', commandId).where('sent_at', 'is', null).where('refusal', 'is', null).executeTakeFirst();
+    .where('command_id', '=', commandId).where(stillUnsent).executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
 
 /** The command will never be sent, for `reason` (a command error reason). */
 export async function refuseDeviceCommand(db: Db, commandId: string, reason: string): Promise<void> {
   await db.updateTable('device_commands').set({ refusal: reason })
-    .where('command_id', '=', commandId).where('sent_at', 'is', null).where('refusal', 'is', null).execute();
+    .where('command_id', '=', commandId).where(stillUnsent).execute();
 }
 
 export async function recordDeviceAnswer(db: Db, commandId: string, answer: string, now: number): Promise<void> {

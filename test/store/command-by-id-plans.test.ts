@@ -1,5 +1,5 @@
 /**
- * Statements that find commands (or webhook deliveries) by id and check their state must be
+ * Statements that find commands (webhook deliveries, tracker commands) by id and check their state must be
  * answered by the primary key, whatever PostgreSQL's statistics say. With the state compared
  * plainly (a literal, or a parameter, which a custom plan sees), PostgreSQL could answer them
  * from the partial index of Pending rows and read every Pending row to find a few ids: a
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { finishCommandRows, markInitiatedRows, pollCommandNow } from '../../src/store/commands-queries.js';
 import { claimDeliveries } from '../../src/store/webhook-queries.js';
+import { claimDeviceCommand, refuseDeviceCommand } from '../../src/store/device-commands-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -35,6 +36,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands and deliveries found b
       from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
     await sql`insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
       select 'dlv-' || lpad(n::text, 5, '0'), 'ep-1', 'evt-' || n, 'pending', 0, ${T}, ${T}, ${T}
+      from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
+    await sql`insert into device_commands (command_id, vin, device_id, command, text, created_at, deadline_at)
+      select 'dev-' || lpad(n::text, 5, '0'), '1HGBH41JXMN109186', 'imei-1', 'diagnostics', 'getinfo', ${T}, ${T + 120_000}
       from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
     ids = Array.from({ length: PENDING_BACKLOG }, (_, i) => `cmd-${String(i + 1).padStart(5, '0')}`);
   });
@@ -81,5 +85,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands and deliveries found b
     }
     expect(await indexReads(...partials)).toBe(before);
     expect(claimed).toBe(RUNS * 8);
+  });
+
+  it('when tracker commands are claimed or refused by id, then the partial index of unsent ones is never read', async () => {
+    const before = await indexReads('device_commands_unsent');
+    const outcomes: boolean[] = [];
+    for (let run = 1; run <= RUNS; run += 1) {
+      outcomes.push(await claimDeviceCommand(store.db, `dev-${String(run).padStart(5, '0')}`, 'gateway-1', T + 1));
+      outcomes.push(await claimDeviceCommand(store.db, `dev-${String(run).padStart(5, '0')}`, 'gateway-2', T + 2));
+      await refuseDeviceCommand(store.db, `dev-${String(100 + run).padStart(5, '0')}`, 'offline');
+    }
+    expect(await indexReads('device_commands_unsent')).toBe(before);
+    // The guard still holds: each command is sent by one gateway, and refused ones are marked.
+    expect(outcomes.filter(Boolean)).toHaveLength(RUNS);
+    const refused = await store.db.selectFrom('device_commands').select((eb) => eb.fn.countAll<string>().as('n')).where('refusal', '=', 'offline').executeTakeFirstOrThrow();
+    expect(Number(refused.n)).toBe(RUNS);
   });
 });
