@@ -21,6 +21,8 @@ export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
  * deliveries are only usable when the planner can see the query asks for what they hold.
  */
 export const PENDING = sql.lit('pending');
+/** The same check for statements that find deliveries by id, answered by the key (not-from-partial-index.ts). */
+const stillPending = equalsNotFromPartialIndex('webhook_deliveries.status', 'pending');
 const ENABLED = sql.lit('enabled');
 
 export const insertWebhookEndpoint = (db: Db, row: Insertable<WebhookEndpointsTable>) => db.insertInto('webhook_endpoints').values(row).execute();
@@ -91,7 +93,7 @@ export async function dueDeliveries(db: Db, now: number, limit: number, scope: D
 export async function claimDeliveries(db: Db, ids: readonly string[], owner: string, now: number, leaseUntil: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db.updateTable('webhook_deliveries').set({ lease_owner: owner, lease_until: leaseUntil, updated_at: now })
-    .where('id', 'in', ids).where(equalsNotFromPartialIndex('webhook_deliveries.status', 'pending'))
+    .where('id', 'in', ids).where(stillPending)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .returning('id').execute();
   return new Set(rows.map((r) => r.id));
