@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { LogLevel } from './config.js';
+import { gatheredStdout } from './log-destination.js';
 
 /**
  * Structured JSON logs. The service never logs headers or bodies; redaction is a second line of
@@ -12,8 +13,9 @@ export const REDACTED_PATHS = [
   '*.client_secret', '*.sign_secret', '*.password', '*.token', '*.ingest_key', 'client_secret', 'sign_secret', 'password', 'token',
 ];
 
+/** A logger writing JSON lines to `destination`, or to standard output in blocks (log-destination.ts). */
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
-  return pino({ level, base: { service: 'telematics' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ level, base: { service: 'telematics' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination ?? gatheredStdout());
 }
 
 /** The fields of a request line (build-app.ts), folded into its message when read by a person. */

@@ -27,7 +27,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'security and store', members: ['security', 'store'] },
   { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers'] },
   { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'console', 'redis', 'queue'] },
-  { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts'] },
+  { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts', 'log-destination.ts'] },
 ];
 
 export interface SourceModule {
