@@ -5,7 +5,7 @@ export const GATHER_MS = 10;
 /** A block this long is handed on at once (characters; JSON lines are ASCII). */
 const BLOCK_CHARS = 64 * 1024;
 
-type Target = pino.DestinationStream & { flushSync?: () => void; destroyed?: boolean };
+type Target = pino.DestinationStream & { flush?: (cb?: (error?: Error | null) => void) => void; flushSync?: () => void; destroyed?: boolean };
 
 /**
  * The service's JSON log lines gathered into blocks before they reach standard output: a line
@@ -45,9 +45,11 @@ export class GatheredLogDestination implements pino.DestinationStream {
     if (block !== '' && this.#target.destroyed !== true) this.#target.write(block);
   };
 
-  /** What pino's `logger.flush()` asks for: hand on what is gathered. */
-  flush(): void {
+  /** What pino's `logger.flush(cb)` asks for: hand on what is gathered, then flush the target. */
+  flush(cb?: (error?: Error | null) => void): void {
     this.#handOn();
+    if (this.#target.flush !== undefined && this.#target.destroyed !== true) this.#target.flush(cb);
+    else cb?.();
   }
 
   flushSync(): void {
