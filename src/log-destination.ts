@@ -5,7 +5,14 @@ export const GATHER_MS = 10;
 /** A block this long is handed on at once (characters; JSON lines are ASCII). */
 const BLOCK_CHARS = 64 * 1024;
 
-type Target = pino.DestinationStream & { flush?: (cb?: (error?: Error | null) => void) => void; flushSync?: () => void; destroyed?: boolean };
+/** pino's destination (SonicBoom), or any stream with `write`. */
+type Target = pino.DestinationStream & {
+  flush?: (cb?: (error?: Error | null) => void) => void;
+  flushSync?: () => void;
+  destroyed?: boolean;
+  /** SonicBoom's mode: while true, each write is made before `write` returns. */
+  sync?: boolean;
+};
 
 /**
  * The service's JSON log lines gathered into blocks before they reach standard output: a line
@@ -14,8 +21,10 @@ type Target = pino.DestinationStream & { flush?: (cb?: (error?: Error | null) =>
  * byte count of everything still waiting, a hand-off to a libuv thread and its completion
  * callback: GET /vehicle/{vin} answered ~13 % fewer requests with its request line than without;
  * in blocks the line costs about what building its text does (bench/RESULTS.md, eighth step).
- * Every line goes through here, so their order is kept; the lines still gathered when the process
- * exits are written synchronously, as pino does with its own destination.
+ * Every line goes through here, so their order is kept. When the process exits (of itself, by
+ * `process.exit` or an uncaught error), the lines still gathered are written synchronously, after
+ * what the destination still held: only a write already handed to a libuv thread can be lost
+ * then, as with pino's own destination.
  */
 export class GatheredLogDestination implements pino.DestinationStream {
   readonly #target: Target;
@@ -45,16 +54,36 @@ export class GatheredLogDestination implements pino.DestinationStream {
     if (block !== '' && this.#target.destroyed !== true) this.#target.write(block);
   };
 
-  /** What pino's `logger.flush(cb)` asks for: hand on what is gathered, then flush the target. */
+  /**
+   * What pino's `logger.flush(cb)` asks for: hand on what is gathered, then flush the target. `cb`
+   * means handed on, not yet written: pino's destination calls it before its write completes.
+   */
   flush(cb?: (error?: Error | null) => void): void {
     this.#handOn();
     if (this.#target.flush !== undefined && this.#target.destroyed !== true) this.#target.flush(cb);
     else cb?.();
   }
 
+  /**
+   * Everything gathered written before this returns (for the process's end). The target writes
+   * synchronously meanwhile: handed to it asynchronously, the block would go to a libuv thread
+   * that an exiting process does not wait for.
+   */
   flushSync(): void {
-    this.#handOn();
-    if (this.#target.destroyed !== true) this.#target.flushSync?.();
+    const target = this.#target;
+    if (target.destroyed === true) {
+      this.#handOn();
+      return;
+    }
+    const wasSync = target.sync;
+    if (wasSync === false) target.sync = true;
+    try {
+      // Written now if the target is idle, else queued behind what it holds and written with that.
+      this.#handOn();
+      target.flushSync?.();
+    } finally {
+      if (wasSync === false) target.sync = false;
+    }
   }
 }
 

@@ -172,7 +172,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await close();
       throw error;
     }
-    // Last of the start, so the credentials are not pushed off the screen by start-up lines.
+    // Last of the start, so the credentials are not pushed off the screen by start-up lines. (With
+    // JSON logs, not on a terminal, lines logged just before may still follow it, up to 10 ms late:
+    // log-destination.ts.)
     if (demo && url && keyring) {
       const envFile = demoEnvFile(config.database);
       const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, ''), console: config.console };

@@ -6,7 +6,12 @@
  * the pipe holds, so no write of theirs waits for the reader.
  */
 import { execFile } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { GatheredLogDestination } from '../src/log-destination.js';
 
@@ -49,6 +54,24 @@ describe('gathered log destination', () => {
     destination.flushSync();
     expect(t.blocks).toEqual([line.repeat(64), 'tail\n']);
     expect(t.syncFlushes()).toBe(1);
+  });
+
+  it('when flushed synchronously into pino\'s own destination, then the gathered lines are in the file before it returns', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'telematics-log-')), 'out.log');
+    const fd = openSync(file, 'a');
+    const sonic = pino.destination({ dest: fd, sync: false });
+    const destination = new GatheredLogDestination(sonic, 60_000);
+    // Every libuv thread busy for a while: a block handed on asynchronously would wait for one.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const busy = Array.from({ length: threads }, () => new Promise((resolve) => pbkdf2('busy', 'salt', 100_000, 64, 'sha512', resolve)));
+    destination.write('first\n');
+    destination.flushSync();
+    expect(readFileSync(file, 'utf8')).toBe('first\n');
+    await Promise.all(busy);
+    destination.write('second\n');
+    await new Promise<void>((resolve) => destination.flush(() => resolve()));
+    await expect.poll(() => readFileSync(file, 'utf8')).toBe('first\nsecond\n');
+    await new Promise<void>((resolve) => { sonic.once('close', () => resolve()); sonic.end(); });
   });
 
   it('when pino asks it to flush, then what is gathered is handed on and the callback called', async () => {
