@@ -15,6 +15,7 @@ import {
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
+import { timeOrderedId } from '../domain/time-ordered-id.js';
 import { deviceTakes } from '../domain/trackers.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Clock } from '../domain/clock.js';
@@ -48,6 +49,14 @@ const CONFIRMATION_LOOKBACK_MS = 24 * 3_600_000;
 
 const codeHashInput = (id: string, code: string) => `confirmation:${id}:${code}`;
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !== '';
+/**
+ * Command ids are UUIDs whose leading bits are the creation time (v7): each insert lands at the
+ * right edge of the primary key, and its initiation update finds the row there, instead of each
+ * touching a random page of an index that grows with every command. Alternating runs: +13 %
+ * creations/s on SQLite, +22 % on PostgreSQL, whose CPU a creation fell by half (RESULTS.md,
+ * issue 22, ninth step). The time they reveal is the answer's `created` anyway.
+ */
+const newCommandId = (now: number) => timeOrderedId(now, randomUUID);
 
 /** A creation request that passed D4's checks up to and including the signature. */
 export interface SignedCommandRequest {
@@ -93,7 +102,7 @@ export async function createCommand(
     if (code === undefined || code === null) return startConfirmation(deps, principal, target.vin, target.oem, command, now);
     record = await confirm(deps, principal, target.vin, command, code, now);
   } else {
-    record = { id: randomUUID(), vin: target.vin, command, created_at: now };
+    record = { id: newCommandId(now), vin: target.vin, command, created_at: now };
     const row = {
       id: record.id, application_id: principal.applicationId, company_id: principal.companyId, vin: target.vin, oem: target.oem, command,
       status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
@@ -119,7 +128,7 @@ export async function createCommand(
 }
 
 async function startConfirmation(deps: CommandServiceDeps, principal: Principal, vin: string, oem: string, command: string, now: number): Promise<CreationResponse> {
-  const id = randomUUID();
+  const id = newCommandId(now);
   const code = generateConfirmationCode();
   await insertCommand(deps.store.db, {
     id, application_id: principal.applicationId, company_id: principal.companyId, vin, oem, command, status: 'Confirmation',

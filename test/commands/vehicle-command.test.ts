@@ -60,6 +60,19 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     expect(done.body.updated).not.toBe(created.body.created);
   });
 
+  it('when commands are created one after another, then their ids are UUIDs that sort in creation order (v7: new rows land at the index\'s edge)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      svc.clock.advance(1);
+      const created = await alpha.send({ vin: VIN, command: 'diagnostics' });
+      expect(created.status).toBe(200);
+      ids.push(created.body.id);
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it.each([
     [{ command: 'diagnostics' }, 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'],
     [{ vin: 42, command: 'diagnostics' }, 400, 'Invalid VIN. VIN must be a string. At least one VIN is required.'],
