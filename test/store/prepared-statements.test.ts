@@ -54,4 +54,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements'
     });
     expect(texts.filter((t) => prepared.includes(t)).length).toBeLessThanOrEqual(3);
   });
+
+  it('when the same pooled connection is checked out again, then the same client object comes back (Kysely keeps one connection object per client, not one per statement)', async () => {
+    const prepared = withPreparedStatements(pool);
+    const first = await prepared.connect();
+    first.release();
+    const second = await prepared.connect();
+    second.release();
+    expect(second).toBe(first);
+  });
 });

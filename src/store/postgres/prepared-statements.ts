@@ -39,18 +39,26 @@ export function withPreparedStatements(pool: pg.Pool, options: PreparedStatement
     return name;
   };
 
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
+      if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
+      const values = parameters as unknown[];
+      const name = nameFor(textOrCursor, values.length);
+      return name === undefined ? client.query(textOrCursor, values) : client.query({ name, text: textOrCursor, values });
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  // One wrapper per pooled connection, for as long as it lives: Kysely keeps its own connection
+  // object per client it is handed, and a new wrapper on every checkout made it build one (and
+  // a WeakMap entry) for every statement.
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      return {
-        query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
-          if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
-          const values = parameters as unknown[];
-          const name = nameFor(textOrCursor, values.length);
-          return name === undefined ? client.query(textOrCursor, values) : client.query({ name, text: textOrCursor, values });
-        }) as unknown as PostgresPoolClient['query'],
-        release: () => client.release(),
-      };
+      let wrapper = wrapped.get(client);
+      if (wrapper === undefined) wrapped.set(client, (wrapper = wrap(client)));
+      return wrapper;
     },
     end: () => pool.end(),
   };
