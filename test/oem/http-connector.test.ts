@@ -47,9 +47,21 @@ describe('HTTP connector, initiate', () => {
     ['another host', () => 'http://169.254.169.254/latest/meta-data'],
     ['another port', () => base.replace(/:\d+$/, ':1')],
     ['not a URL', () => 'status/c1'],
+    // Look-alikes that begin with the origin's text: a longer port, a user-info prefix, a longer host.
+    ['a port the origin\'s is a prefix of', () => `${base}9/status/c1`],
+    ['another host behind user info', () => `${base}@169.254.169.254/status/c1`],
+    ['a host the origin\'s is a prefix of', () => `${base.replace(/:\d+$/, '')}.example.com/status/c1`],
   ])('when the status URL points at %s, then initiate fails as "initiate"', async (_name, url) => {
     handler = (_req, res) => json(res, 200, { status_url: url() });
     expect((await failure(connector().initiate(request))).kind).toBe('initiate');
+  });
+
+  it.each([
+    ['an upper-case scheme and host (parsed, then compared)', () => `${base.toUpperCase()}/status/c1`],
+    ['a query and a fragment', () => `${base}/status/c1?x=1#f`],
+  ])('when the status URL is on the origin, spelled with %s, then it is accepted as is', async (_name, url) => {
+    handler = (_req, res) => json(res, 200, { status_url: url() });
+    expect(await connector().initiate(request)).toEqual({ statusUrl: url() });
   });
 
   it('when the automaker redirects, then the redirect is not followed and initiate fails as "initiate"', async () => {
