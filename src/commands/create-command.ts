@@ -52,9 +52,10 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !
 /**
  * Command ids are UUIDs whose leading bits are the creation time (v7): each insert lands at the
  * right edge of the primary key, and its initiation update finds the row there, instead of each
- * touching a random page of an index that grows with every command. Alternating runs: +13 %
- * creations/s on SQLite, +22 % on PostgreSQL, whose CPU a creation fell by half (RESULTS.md,
- * issue 22, ninth step). The time they reveal is the answer's `created` anyway.
+ * touching a random page of an index that grows with every command. Alternating runs (one
+ * launch each): +13 % creations/s on SQLite, +22 % on PostgreSQL, whose own CPU a creation
+ * roughly halved (RESULTS.md, issue 22, ninth step). The time they reveal is the answer's
+ * `created` anyway.
  */
 const newCommandId = (now: number) => timeOrderedId(now, randomUUID);
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpConnector } from '../../src/oem/http-connector.js';
 import { OemFailure } from '../../src/oem/oem-connector.js';
@@ -145,9 +145,52 @@ describe('HTTP connector, poll', () => {
     const sockets = new Set<unknown>();
     handler = (req, res) => { sockets.add(req.socket); json(res, 200, { status: 'pending' }); };
     const c = connector();
-    for (let i = 0; i < 20; i += 1) await c.poll(`${base}/status/c1`);
-    // undici reuses a connection one event-loop turn after its answer (in case the server closes
-    // it after all), so a poll made at once after the first takes a second one; then both are reused.
-    expect(sockets.size).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 20; i += 1) {
+      await c.poll(`${base}/status/c1`);
+      // undici hands a connection out again one event-loop turn after its answer (in case the
+      // server closes it after all); a poll made within that turn would take a second connection.
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(sockets.size).toBe(1);
+  });
+
+  it('when the automaker\'s base URL carries user info, then it is sent as Basic credentials, as node:http did', async () => {
+    let authorization: string | undefined;
+    handler = (req, res) => { authorization = req.headers.authorization; json(res, 200, { status: 'pending' }); };
+    const withUser = base.replace('http://', 'http://fleet:p%40ss@');
+    const c = new HttpConnector({ baseUrl: withUser, initiateTimeoutMs: 2_000, pollTimeoutMs: 2_000 });
+    expect(await c.poll(`${withUser}/status/c1`)).toEqual({ state: 'pending' });
+    expect(authorization).toBe(`Basic ${Buffer.from('fleet:p@ss').toString('base64')}`);
+  });
+
+  it('when the deadline passes while the connection is still being made, then initiate fails at the deadline, and that connection, once made, serves the next exchange', async () => {
+    let connections = 0;
+    const counted = () => { connections += 1; };
+    server.on('connection', counted);
+    seen.length = 0;
+    const port = new URL(base).port;
+    handler = (_req, res) => json(res, 200, { status: 'pending' });
+    // The name resolves only when the test lets it: the connection is made after the deadline.
+    let resolveName!: () => void;
+    const named = new Promise<void>((r) => { resolveName = r; });
+    const lookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      void named.then(() => (options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)));
+    }) as LookupFunction;
+    try {
+      const c = new HttpConnector({ baseUrl: `http://localhost:${port}`, initiateTimeoutMs: 100, pollTimeoutMs: 2_000, lookup });
+      const started = Date.now();
+      const error = await failure(c.initiate(request));
+      expect(error.kind).toBe('send');
+      expect(error.message).toMatch(/no complete answer within 100 ms/);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      resolveName();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await c.poll(`http://localhost:${port}/status/c1`)).toEqual({ state: 'pending' });
+      // The request that timed out was never sent, and the connection made for it was kept.
+      expect(seen).toEqual(['GET /status/c1']);
+      expect(connections).toBe(1);
+    } finally {
+      server.off('connection', counted);
+    }
   });
 });
