@@ -40,6 +40,8 @@ export class HttpConnector implements OemConnector {
   readonly #origin: string;
   /** The origin and the slash a path starts with: a URL beginning so is on the origin. */
   readonly #originSlash: string;
+  /** Headers of every poll and initiation: fixed by the settings, so built once (neither is changed by a send). */
+  readonly #pollHeaders: Record<string, string>;
   readonly #initiateHeaders: Record<string, string>;
   readonly #commandsUrl: URL;
   readonly #http: HttpExchange;
@@ -49,14 +51,11 @@ export class HttpConnector implements OemConnector {
     this.#settings = settings;
     this.#origin = base.origin;
     this.#originSlash = `${base.origin}/`;
-    this.#initiateHeaders = { ...this.#headers(), 'content-type': 'application/json' };
+    this.#pollHeaders = { accept: 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) };
+    this.#initiateHeaders = { ...this.#pollHeaders, 'content-type': 'application/json' };
     this.#commandsUrl = new URL('commands', settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`);
     // Only addresses of the kind the operator configured may be dialled (src/domain/dial-policy.ts).
     this.#http = http ?? new HttpExchange({ dialPolicy: dialPolicyFor(base.hostname), lookup: settings.lookup });
-  }
-
-  #headers(): Record<string, string> {
-    return { accept: 'application/json', ...(this.#settings.apiKey ? { authorization: `Bearer ${this.#settings.apiKey}` } : {}) };
   }
 
   async initiate(request: CommandRequest): Promise<{ statusUrl: string }> {
@@ -107,7 +106,7 @@ export class HttpConnector implements OemConnector {
     let response: ExchangeAnswer;
     let body: unknown;
     try {
-      response = await this.#http.send(new URL(statusUrl), { method: 'GET', headers: this.#headers(), timeoutMs: this.#settings.pollTimeoutMs, maxBytes: MAX_BODY_BYTES });
+      response = await this.#http.send(new URL(statusUrl), { method: 'GET', headers: this.#pollHeaders, timeoutMs: this.#settings.pollTimeoutMs, maxBytes: MAX_BODY_BYTES });
       if (response.status >= 500 || response.status === 429) throw new Error(`automaker answered ${response.status}`);
       body = parseJson(response.body);
     } catch (error) {
