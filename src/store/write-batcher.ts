@@ -13,6 +13,16 @@
  *   those writes as its largest cost). A batch that is one such statement needs no transaction.
  * If the shared work fails, each write is retried alone, so one bad write fails only its own
  * caller. A queued write must use only the `trx` it is given, and must not queue another.
+ *
+ * Where several connections write at once (PostgreSQL), a batch of row statements only (say a
+ * turn's command inserts beside its initiations) runs each statement as its own commit, all at
+ * once, instead of begin, statements, commit one after another: a creation waits for a shorter
+ * chain of round trips (bench/RESULTS.md, "Issue 22, tenth step"). Each row statement is whole on
+ * its own (one statement, or its own transaction when it appends events), and the callers' units
+ * of one batch name different rows (a caller awaits each write before its next); were two to meet
+ * on a row, they would wait on its lock as two requests do. Batches with `batchedWrite` work keep
+ * the shared transaction: there can be up to MAX_BATCH such units, more than the pool has
+ * connections. SQLite keeps it always: one WAL commit, and its writers take turns anyway.
  */
 import type { Db, StoreConnection } from './connection.js';
 import { appendEventsLast } from './events-queries.js';
@@ -30,11 +40,13 @@ const MAX_BATCH = 256;
 
 class WriteBatcher {
   readonly #db: Db;
+  readonly #concurrentWriters: boolean;
   #queue: (Work | Row)[] = [];
   #scheduled = false;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(store: StoreConnection) {
+    this.#db = store.db;
+    this.#concurrentWriters = store.capabilities.concurrentWriters;
   }
 
   enqueue(item: Work | Row): void {
@@ -51,6 +63,10 @@ class WriteBatcher {
     else this.#scheduled = false;
     const units = groupByStatement(batch);
     if (units.length === 1) return this.#runAlone(units[0]!);
+    if (this.#concurrentWriters && units.every((unit) => !('alone' in unit))) {
+      await Promise.all(units.map((unit) => this.#runAlone(unit)));
+      return;
+    }
     let results: (readonly unknown[])[];
     try {
       // Events the writes append are written after all of them: see appendEvents.
@@ -114,7 +130,7 @@ const batchers = new WeakMap<StoreConnection, WriteBatcher>();
 
 function batcherOf(store: StoreConnection): WriteBatcher {
   let batcher = batchers.get(store);
-  if (!batcher) batchers.set(store, (batcher = new WriteBatcher(store.db)));
+  if (!batcher) batchers.set(store, (batcher = new WriteBatcher(store)));
   return batcher;
 }
 

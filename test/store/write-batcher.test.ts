@@ -75,4 +75,48 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
     expect(calls).toEqual([3, 1, 1, 1]);
     expect((await labels()).filter((l) => idsIn(2000, 2010)(l) || idsIn(2020, 2030)(l))).toEqual(['2001:r', '2002:s', '2003:t', '2021:a', '2023:c']);
   });
+  /** A second row statement, so a batch holds two kinds of rows. */
+  const otherCalls: number[] = [];
+  const insertOtherRows: RowsStatement<{ id: number; label: string }, number> = async (db, rows) => {
+    otherCalls.push(rows.length);
+    await sql`insert into items (id, label) values ${sql.join(rows.map((r) => sql`(${r.id}, ${r.label})`))}`.execute(db);
+    return rows.map((r) => r.id);
+  };
+  const insertOtherRow = (id: number, label: string) => batchedRows(store, insertOtherRows, { id, label });
+
+  it('when a row of one statement fails beside another statement\'s rows, then only the failing row is refused and the other statement is retried only where the batch shared a transaction', async () => {
+    calls.length = 0;
+    otherCalls.length = 0;
+    const outcomes = await Promise.allSettled([insertOtherRow(2033, 'c'), insertRow(2031, 'a'), insertRow(2001, 'duplicate')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    // PostgreSQL commits each statement of a rows-only batch on its own; SQLite shares one
+    // transaction, so its failure sends both statements round again, each alone.
+    const shared = !store.capabilities.concurrentWriters;
+    expect(calls).toEqual(shared ? [2, 2, 1, 1] : [2, 1, 1]);
+    expect(otherCalls).toEqual(shared ? [1, 1] : [1]);
+    expect((await labels()).filter(idsIn(2030, 2040))).toEqual(['2031:a', '2033:c']);
+  });
+
+  it.runIf(kind === 'postgres')('when a batch holds only row statements on PostgreSQL, then each commits on its own while the others still run', async () => {
+    let otherCommitted!: () => void;
+    const committed = new Promise<void>((resolve) => { otherCommitted = resolve; });
+    const waiting: RowsStatement<{ id: number; label: string }, number> = async (db, rows) => {
+      // Runs first in the batch; went the batch through one transaction, this would wait forever.
+      await committed;
+      return insertRows(db, rows);
+    };
+    const signalling: RowsStatement<{ id: number; label: string }, number> = async (db, rows) => {
+      const ids = await insertRows(db, rows);
+      setImmediate(async () => {
+        if ((await labels()).includes('2042:b')) otherCommitted();
+      });
+      return ids;
+    };
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the statements waited on each other')), 5000).unref());
+    await Promise.race([
+      Promise.all([batchedRows(store, waiting, { id: 2041, label: 'a' }), batchedRows(store, signalling, { id: 2042, label: 'b' })]),
+      timeout,
+    ]);
+    expect((await labels()).filter(idsIn(2040, 2050))).toEqual(['2041:a', '2042:b']);
+  });
 });
