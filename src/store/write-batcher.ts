@@ -18,11 +18,14 @@
  * turn's command inserts beside its initiations) runs each statement as its own commit, all at
  * once, instead of begin, statements, commit one after another: a creation waits for a shorter
  * chain of round trips (bench/RESULTS.md, "Issue 22, tenth step"). Each row statement is whole on
- * its own (one statement, or its own transaction when it appends events), and the callers' units
- * of one batch name different rows (a caller awaits each write before its next); were two to meet
- * on a row, they would wait on its lock as two requests do. Batches with `batchedWrite` work keep
- * the shared transaction: there can be up to MAX_BATCH such units, more than the pool has
- * connections. SQLite keeps it always: one WAL commit, and its writers take turns anyway.
+ * its own (one statement, or its own transaction when it appends events; only rows naming one
+ * command twice, which no caller queues, are written one by one), and the callers' units of one
+ * batch name different rows (a caller awaits each write before its next); were two to meet on a
+ * row, they would wait on its lock as two requests do. Such a batch takes one pool connection per
+ * statement it holds, three at most today (a new row statement adds one). Batches with
+ * `batchedWrite` work keep the shared transaction: there can be up to MAX_BATCH such units, more
+ * than the pool has connections. SQLite keeps it always: one WAL commit, and its writers take
+ * turns anyway.
  */
 import type { Db, StoreConnection } from './connection.js';
 import { appendEventsLast } from './events-queries.js';
