@@ -80,7 +80,7 @@ copy_tree() {
 # Runs install and tests on one version and adds its line to $work/summary. Every step is
 # checked by hand: this runs as `run_one ... || failed=1`, where set -e does not act.
 run_one() {
-  local spec="$1" version dir copy log start why=""
+  local spec="$1" version dir copy log tests start why=""
   start=$SECONDS
   echo
   echo "=== Node $spec ==="
@@ -93,6 +93,7 @@ run_one() {
     dir="$cache/$version"
     copy="$work/$version"
     log="$work/$version.npm-ci.log"
+    tests="$work/$version.npm-test.log"
     if ! copy_tree "$copy"; then
       why="copying the working tree failed"
     else
@@ -108,18 +109,20 @@ run_one() {
         npm ci 2>&1 | tee "$log" || exit 4
         if grep -q EBADENGINE "$log"; then exit 5; fi
         # A hung run must not use up CI's time with nothing said: 30 minutes, then it fails.
-        timeout --kill-after=30s 30m npm test || exit 6
+        # The output is kept (pipefail, set above, keeps npm test's status): CI shows only the
+        # end of what .ci/run prints, so a failure is repeated in the summary printed last.
+        timeout --kill-after=30s 30m npm test 2>&1 | tee "$tests" || exit 6
       )
       case $? in
         0) ;;
         3) why="npm runs on another Node" ;;
         4) why="npm ci failed" ;;
         5) why="npm ci printed EBADENGINE" ;;
-        6) why="npm test failed" ;;
+        6) why="npm test failed"; failures "$tests" >"$work/$version.failures" ;;
         *) why="failed" ;;
       esac
     fi
-    rm -rf "$copy" "$log"
+    rm -rf "$copy" "$log" "$tests"
   fi
   local line
   if [ -z "$why" ]; then
@@ -128,7 +131,25 @@ run_one() {
     line="node ${version:-$spec}: FAIL ($why) in $((SECONDS - start))s"
   fi
   echo "$line" | tee -a "$work/summary"
+  if [ -s "$work/${version:-$spec}.failures" ]; then
+    sed 's/^/    /' "$work/${version:-$spec}.failures" >>"$work/summary"
+  fi
   [ -z "$why" ]
+}
+
+# What a failed npm test said of its failures, colours taken out: vitest's FAIL lines (the file
+# and test names, one per failure, each once), the error and source-location lines under them
+# and the counts, at most 60 lines; when the failure came before vitest (build, typecheck), the
+# log's last 30 lines.
+failures() {
+  local plain
+  plain="$(sed -E 's/\x1b\[[0-9;]*m//g' "$1")"
+  if grep -qE '^ *FAIL ' <<<"$plain"; then
+    grep -E '^ *(FAIL |❯ .*:[0-9]+:[0-9]+$|[A-Za-z]*Error\b|Test Files |Tests )' <<<"$plain" \
+      | awk '!seen[$0]++' | head -n 60
+  else
+    tail -n 30 <<<"$plain"
+  fi
 }
 
 failed=0
