@@ -80,7 +80,7 @@ copy_tree() {
 # Runs install and tests on one version and adds its line to $work/summary. Every step is
 # checked by hand: this runs as `run_one ... || failed=1`, where set -e does not act.
 run_one() {
-  local spec="$1" version dir copy log tests start why=""
+  local spec="$1" version dir copy log tests start why="" failed_tests=""
   start=$SECONDS
   echo
   echo "=== Node $spec ==="
@@ -118,7 +118,7 @@ run_one() {
         3) why="npm runs on another Node" ;;
         4) why="npm ci failed" ;;
         5) why="npm ci printed EBADENGINE" ;;
-        6) why="npm test failed"; failures "$tests" >"$work/$version.failures" ;;
+        6) why="npm test failed"; failed_tests="$(failures "$tests")" ;;
         *) why="failed" ;;
       esac
     fi
@@ -131,8 +131,8 @@ run_one() {
     line="node ${version:-$spec}: FAIL ($why) in $((SECONDS - start))s"
   fi
   echo "$line" | tee -a "$work/summary"
-  if [ -s "$work/${version:-$spec}.failures" ]; then
-    sed 's/^/    /' "$work/${version:-$spec}.failures" >>"$work/summary"
+  if [ -n "$failed_tests" ]; then
+    sed 's/^/    /' <<<"$failed_tests" >>"$work/summary"
   fi
   [ -z "$why" ]
 }
