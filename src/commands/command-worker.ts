@@ -13,7 +13,7 @@ import { documentedResult } from '../domain/command-results.js';
 import { OemFailure, type CommandState, type ConnectorLookup } from '../domain/oem-connector.js';
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { claimDueCommands, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
+import { claimDueCommands, commandWorkDue, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
@@ -78,7 +78,11 @@ export class CommandWorker {
     const db = this.#store.db;
     const now = this.#clock.now();
     const pass: WorkerPass = { claimed: 0, finished: 0, expired: 0 };
-    pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout, this.#settings.deadlineGraceMs ?? 5_000);
+    const graceMs = this.#settings.deadlineGraceMs ?? 5_000;
+    // One look first: almost every pass finds nothing overdue, and an idle one nothing at all.
+    const due = await commandWorkDue(db, now, graceMs);
+    if (due.overdue) pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout, graceMs);
+    if (!due.pollDue) return pass;
     const claimed = await claimDueCommands(db, this.#store.capabilities, this.owner, now, now + this.#settings.leaseMs, this.#settings.batch);
     pass.claimed = claimed.length;
     // The pass's outcomes share commits: polls answered within a few ms of each other are written together.

@@ -2,7 +2,7 @@
  * Reads and writes of commands. Every state change is one statement guarded by the state it
  * leaves (and, for workers, by the lease it holds), so concurrent callers cannot both win.
  */
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
 import type { Db } from './connection.js';
 import { compiledQuery, compiledRowsQuery } from './compiled-query.js';
 import { givenRows } from './given-rows.js';
@@ -10,7 +10,7 @@ import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
 import { commandOutcomeEvent, type CommandOutcome } from '../domain/events.js';
 import { appendEvents } from './events-queries.js';
 import { inTransaction } from './in-transaction.js';
-import type { CommandsTable } from './schema.js';
+import type { CommandsTable, Database } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
 import type { RowsStatement } from './write-batcher.js';
 
@@ -196,6 +196,33 @@ export async function schedulePoll(db: Db, id: string, leaseOwner: string, nextP
     .where('id', '=', id).where('status', '=', 'Pending').where('lease_owner', '=', leaseOwner).execute();
 }
 
+/** Pending with a status URL, its poll due, held by no worker (or its lease lapsed). */
+const pollDue = (now: number) => (eb: ExpressionBuilder<Database, 'commands'>) => eb.and([
+  eb('status', '=', PENDING), eb('status_url', 'is not', null), eb('next_poll_at', '<=', now),
+  eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
+]);
+
+/** Pending past its deadline, held by no worker, or held `graceMs` past it (expireOverdueCommands). */
+const overdue = (now: number, graceMs: number) => (eb: ExpressionBuilder<Database, 'commands'>) => eb.and([
+  eb('status', '=', PENDING), eb('deadline_at', '<', now),
+  eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]),
+]);
+
+/**
+ * Whether the command worker's pass has anything to do: a command to expire, a poll due. One
+ * statement, so an idle pass is one statement instead of four (a transaction round the expiry, and
+ * the claim). The overdue look reads Pending rows as the expiry does (no index holds them by
+ * deadline), and stops at the first it finds.
+ */
+export async function commandWorkDue(db: Db, now: number, graceMs: number): Promise<{ overdue: boolean; pollDue: boolean }> {
+  const row = await db.selectNoFrom((eb) => [
+    eb.exists(db.selectFrom('commands').select('id').where(overdue(now, graceMs))).as('overdue'),
+    eb.exists(db.selectFrom('commands').select('id').where(pollDue(now))).as('poll_due'),
+  ]).executeTakeFirstOrThrow();
+  // PostgreSQL answers booleans, SQLite 0 or 1.
+  return { overdue: Boolean(row.overdue), pollDue: Boolean(row.poll_due) };
+}
+
 /**
  * Takes up to `limit` due commands for `owner` until `leaseUntil`: Pending, with a status URL,
  * poll time reached, and no live lease. On PostgreSQL rows locked by another claimer are skipped,
@@ -208,10 +235,7 @@ export async function claimDueCommands(
   // The due rows are chosen in a materialized CTE: PostgreSQL may run an `in (subquery)` again
   // for each outer row, and each run would skip the rows already locked and take `limit` more.
   return db.with((cte) => cte('due').materialized(), (qb) => {
-    const due = qb.selectFrom('commands').select('id')
-      .where('status', '=', PENDING).where('status_url', 'is not', null).where('next_poll_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at').limit(limit);
+    const due = qb.selectFrom('commands').select('id').where(pollDue(now)).orderBy('next_poll_at').limit(limit);
     return capabilities.skipLocked ? due.forUpdate().skipLocked() : due;
   })
     .updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
@@ -228,9 +252,7 @@ export async function expireOverdueCommands(db: Db, now: number, detail: string,
   return inTransaction(db, async (trx) => {
     const expired = await trx.updateTable('commands')
       .set({ status: 'Error', detail: JSON.stringify(detail), updated_at: now, next_poll_at: null, lease_owner: null, lease_until: null })
-      .where('status', '=', PENDING).where('deadline_at', '<', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]))
-      .returning(OUTCOME_COLUMNS).execute();
+      .where(overdue(now, graceMs)).returning(OUTCOME_COLUMNS).execute();
     await appendOutcomeEvents(trx, expired, now);
     return expired.length;
   });

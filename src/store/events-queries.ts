@@ -129,7 +129,7 @@ export interface StoredEvent extends OutboxEvent {
 export async function numberCommittedEvents(store: StoreConnection, batches = MAX_POSITION_PASSES): Promise<boolean> {
   // Readers poll (the stream every second, feeds, the webhook dispatcher): when nothing waits for
   // a position, a read through the partial index answers without taking the numbering lock.
-  const waiting = await store.db.selectFrom('events').select('seq').where('position', 'is', null).limit(1).executeTakeFirst();
+  const waiting = await eventsWithoutPosition(store.db).limit(1).executeTakeFirst();
   if (waiting === undefined) return false;
   for (let pass = 0; pass < batches; pass += 1) {
     if ((await assignEventPositions(store)) < POSITION_BATCH) return false;
@@ -208,9 +208,16 @@ export function prunedThrough(db: Db): Promise<number> {
 }
 
 async function counter(db: Db, name: 'events' | 'pruned'): Promise<number> {
-  const row = await db.selectFrom('event_positions').select('last_position').where('name', '=', name).executeTakeFirst();
+  const row = await positionCounter(db, name).executeTakeFirst();
   return Number(row?.last_position ?? 0);
 }
+
+/** Events waiting for a position (the rows the partial index on `position is null` holds). */
+export const eventsWithoutPosition = (db: Db) => db.selectFrom('events').select('seq').where('position', 'is', null);
+
+/** A counter row's `last_position`: a statement of its own, or a subquery of another. */
+export const positionCounter = (db: Db, name: 'events' | 'pruned') =>
+  db.selectFrom('event_positions').select('last_position').where('name', '=', name);
 
 /**
  * Retention: events written before `cutoff`, in batches (short write locks on SQLite). The

@@ -29,7 +29,7 @@ import { dependsOnDatapoints, eventAsSeenBy } from '../domain/event-visibility.j
 import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents, numberedThrough, readFeedAfter } from '../store/events-queries.js';
 import {
-  acquireStreams, claimDeliveries, disableWebhookEndpoint, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
+  acquireStreams, claimDeliveries, disableWebhookEndpoint, dispatcherNews, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
@@ -164,6 +164,11 @@ export class WebhookDispatcher {
     return Math.ceil(((6 + 4 * this.#waitRounds()) * this.#deps.settings.timeoutMs) / 3) + MIN_LEASE_MARGIN_MS;
   }
 
+  /** A quarter of the lease gone: renewed long before #pump would stop sending for it. */
+  #renewalDue(tenure: Tenure, now: number): boolean {
+    return tenure.leaseUntil - now < (this.#streamLeaseMs() * 3) / 4;
+  }
+
   /** Deadlines an attempt may wait in the transport at most before it is on the wire. */
   #waitRounds(): number {
     return Math.ceil(this.#queuedPerLane / this.#deps.settings.perEndpointConcurrency);
@@ -184,6 +189,7 @@ export class WebhookDispatcher {
    */
   async runOnce(): Promise<{ more: boolean }> {
     const { store } = this.#deps;
+    if (await this.#idle()) return { more: false };
     const unnumbered = await numberCommittedEvents(store, 1);
     await this.#refreshLanes();
     await this.#holdStreams();
@@ -191,6 +197,23 @@ export class WebhookDispatcher {
     await Promise.all([...this.#streams.values()].map((tenure) => this.#readStream(tenure)));
     const claimed = await this.dispatchDue();
     return { more: unnumbered || claimed.more };
+  }
+
+  /**
+   * True when a pass would find nothing to do: nothing held here waits, runs, is stopped or is
+   * due for renewal, and one look at the store (dispatcherNews) finds no event unnumbered or
+   * numbered since the last pass, no free stream and no delivery due. Then the pass is that one
+   * statement: most passes of a process with no webhook traffic (issue 22). What it skips only
+   * matters before something is sent, and the pass that finds something does all of it first
+   * (rereading the lanes' endpoints among it).
+   */
+  async #idle(): Promise<boolean> {
+    if (this.#abandoned.size > 0 || this.#moreDue.size > 0) return false;
+    for (const lane of this.#lanes.values()) if (lane.running > 0 || lane.waiting.length > 0 || lane.stoppedAt !== undefined) return false;
+    const now = this.#clock.now();
+    for (const tenure of this.#streams.values()) if (this.#renewalDue(tenure, now) || tenure.window.read < this.#through) return false;
+    const news = await dispatcherNews(this.#deps.store.db, now);
+    return !news.unnumbered && !news.freeStream && !news.due && news.through === this.#through;
   }
 
   /** Settles once every attempt under way has, those they started, and their outcomes are written (tests, shutdown). */
@@ -234,8 +257,7 @@ export class WebhookDispatcher {
     const { db } = this.#deps.store;
     const now = this.#clock.now();
     const leaseMs = this.#streamLeaseMs();
-    // A quarter of the lease gone: renewed long before #pump would stop sending for it.
-    const renewing = [...this.#streams.values()].filter((t) => t.leaseUntil - now < (leaseMs * 3) / 4);
+    const renewing = [...this.#streams.values()].filter((t) => this.#renewalDue(t, now));
     if (renewing.length > 0) {
       const kept = await renewStreams(db, renewing.map((t) => ({ id: t.endpointId, token: t.token })), now + leaseMs);
       for (const tenure of renewing) {

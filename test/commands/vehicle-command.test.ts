@@ -7,7 +7,9 @@ import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient, sign, type CommandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
+import { CommandWorker } from '../../src/commands/command-worker.js';
 import { claimDueCommands } from '../../src/store/commands-queries.js';
+import { countedStore } from '../support/statement-count.js';
 
 const VIN = ALPHA_VINS[0];
 const SPACED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -180,6 +182,35 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     svc.clock.advance(5000);
     await svc.worker.runOnce();
     expect((await alpha.status(created.body.id)).body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+  });
+
+  it('when no command is due or overdue, then a worker pass is one statement; a poll falling due and a deadline passing each still get a whole pass', async () => {
+    const counted = countedStore(svc.store);
+    const worker = new CommandWorker(counted.store, svc.connectors, svc.clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 250 });
+    const statementsOfPass = async () => {
+      counted.reset();
+      await worker.runOnce();
+      return counted.statements.length;
+    };
+    svc.clock.advance(200_000); // what earlier tests left Pending ends
+    await worker.runOnce();
+    expect(await statementsOfPass()).toBe(1);
+    const created = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    expect(await statementsOfPass()).toBe(1); // its first poll is a second away
+    svc.clock.advance(1500);
+    expect(await statementsOfPass()).toBeGreaterThan(1);
+    expect(counted.statements).toContain('UpdateQueryNode'); // the claim
+    expect(await svc.store.db.selectFrom('commands').select(['status', 'poll_attempts']).where('id', '=', created.body.id).executeTakeFirstOrThrow())
+      .toSatisfy((c: { status: string; poll_attempts: number }) => c.status === 'Success' || c.poll_attempts === 1);
+    // Held by a worker that died: no poll is due, only the deadline (and the grace after it) passes.
+    const held = await alpha.send({ vin: VIN, command: 'diagnostics' });
+    svc.clock.advance(2000);
+    await claimDueCommands(svc.store.db, svc.store.capabilities, 'dead-worker', svc.clock.now(), svc.clock.now() + 10 * 60_000, 50);
+    expect(await statementsOfPass()).toBe(1);
+    svc.clock.advance(125_000);
+    expect(await statementsOfPass()).toBeGreaterThan(1);
+    expect((await alpha.status(held.body.id)).body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+    expect(await statementsOfPass()).toBe(1);
   });
 
   it('when status calls hang, then the command is retried until its deadline and ends as Command timeout.', async () => {

@@ -13,6 +13,7 @@ import { appendEvents } from '../../src/store/events-queries.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
+import { countedStore } from '../support/statement-count.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { answerChallenge, startWebhookReceiver, type Received, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { createLogger } from '../../src/logger.js';
@@ -447,6 +448,53 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(new Set(got)).toEqual(new Set(events.map((e) => e.id)));
     const duplicates = got.length - new Set(got).size;
     console.log(`two dispatchers, ${kind}: ${duplicates} duplicates in ${events.length} events (${Math.round((duplicates / events.length) * 10_000)} per 10,000)`);
+  });
+
+  it('when a pass finds nothing new, then it is one statement; a free stream, a new event and a retry falling due each still get a whole pass', async () => {
+    const counted = countedStore(svc.store);
+    // The default deadline: a stream's lease of 35 s, renewed once 8.75 s of it have gone.
+    const settings = { ...svc.webhooks.settings, timeoutMs: 15_000 };
+    const watcher = new WebhookDispatcher({ ...svc.webhooks, settings, store: counted.store }, createLogger('silent'));
+    const statementsOfPass = async () => {
+      counted.reset();
+      await watcher.runOnce();
+      await watcher.settle();
+      return counted.statements.length;
+    };
+    const receivedTimes = (r: WebhookReceiver, id: string) => r.received.filter((x) => x.event.id === id).length;
+    try {
+      await statementsOfPass(); // the first learns how far the outbox is numbered
+      expect(await statementsOfPass()).toBe(1);
+      const { receiver: r } = await endpoint(auth.dispatch, ['vehicle.online']);
+      expect(await statementsOfPass()).toBeGreaterThan(1); // its stream is free: taken
+      expect(await statementsOfPass()).toBe(1);
+      const event = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
+      await appendEvents(svc.store.db, [event], svc.clock.now());
+      expect(await statementsOfPass()).toBeGreaterThan(1);
+      expect(receivedTimes(r, event.id)).toBe(1);
+      expect(await statementsOfPass()).toBe(1);
+      // A failed first attempt is retried 4-6 s later (the schedule's 5 s, jittered).
+      r.answer = (_, res) => { res.writeHead(500).end(); };
+      const failing = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
+      await appendEvents(svc.store.db, [failing], svc.clock.now());
+      expect(await statementsOfPass()).toBeGreaterThan(1);
+      expect(receivedTimes(r, failing.id)).toBe(1);
+      r.answer = (_, res) => { res.writeHead(204).end(); };
+      svc.clock.advance(3000);
+      expect(await statementsOfPass()).toBe(1);
+      // Due now, and the stream's lease not yet due for renewal: only the retry makes this pass whole.
+      svc.clock.advance(3500);
+      expect(await statementsOfPass()).toBeGreaterThan(1);
+      expect(receivedTimes(r, failing.id)).toBe(2);
+      expect(await statementsOfPass()).toBe(1);
+      svc.clock.advance(2500); // 9 s since the stream was taken: renewed in a whole pass
+      expect(counted.statements).toEqual(['SelectQueryNode']);
+      expect(await statementsOfPass()).toBeGreaterThan(1);
+      expect(counted.statements).toContain('UpdateQueryNode');
+      expect(await statementsOfPass()).toBe(1);
+    } finally {
+      await watcher.stop(1000);
+    }
   });
 
   it('when attempts end, then /metrics counts them by result and shows what waits', async () => {
