@@ -295,7 +295,7 @@ export interface DispatcherNews {
   readonly unnumbered: boolean;
   /** The highest position handed out (`numberedThrough`). */
   readonly through: number;
-  /** An enabled endpoint's stream is free to take. */
+  /** An enabled endpoint's stream is free to take, or one this owner let go of to take back. */
   readonly freeStream: boolean;
   /** A delivery is due now, held by nobody. */
   readonly due: boolean;
@@ -306,11 +306,11 @@ export interface DispatcherNews {
  * five (issue 22: passes every 100 ms were most of an idle process's CPU). Each part is the
  * condition of the statement it stands for, so "nothing" here means that statement finds nothing.
  */
-export async function dispatcherNews(db: Db, now: number): Promise<DispatcherNews> {
+export async function dispatcherNews(db: Db, now: number, reclaim: { owner: string; reclaim: readonly string[] }): Promise<DispatcherNews> {
   const row = await db.selectNoFrom((eb) => [
     eb.exists(eventsWithoutPosition(db)).as('unnumbered'),
     positionCounter(db, 'events').as('through'),
-    eb.exists(db.selectFrom('webhook_endpoints').select('id').where(streamFree(now))).as('free_stream'),
+    eb.exists(db.selectFrom('webhook_endpoints').select('id').where(streamFree(now, reclaim))).as('free_stream'),
     eb.exists(db.selectFrom('webhook_deliveries').select('id').where(dueAt(now))).as('due'),
   ]).executeTakeFirstOrThrow();
   // PostgreSQL answers booleans, SQLite 0 or 1.

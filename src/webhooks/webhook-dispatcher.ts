@@ -202,17 +202,20 @@ export class WebhookDispatcher {
   /**
    * True when a pass would find nothing to do: nothing held here waits, runs, is stopped or is
    * due for renewal, and one look at the store (dispatcherNews) finds no event unnumbered or
-   * numbered since the last pass, no free stream and no delivery due. Then the pass is that one
-   * statement: most passes of a process with no webhook traffic (issue 22). What it skips only
-   * matters before something is sent, and the pass that finds something does all of it first
-   * (rereading the lanes' endpoints among it).
+   * numbered since the last pass, no stream to take (or take back) and no delivery due. Then the
+   * pass is that one statement: most passes of a process with no webhook traffic (issue 22). What
+   * it skips only matters before something is sent, and the pass that finds something does all of
+   * it first (rereading the lanes' endpoints among it). Endpoints marked as having more due
+   * (`#moreDue`) need no check of their own: rows due and free are what the look finds, and a
+   * mark can outlive its lane.
    */
   async #idle(): Promise<boolean> {
-    if (this.#abandoned.size > 0 || this.#moreDue.size > 0) return false;
     for (const lane of this.#lanes.values()) if (lane.running > 0 || lane.waiting.length > 0 || lane.stoppedAt !== undefined) return false;
     const now = this.#clock.now();
     for (const tenure of this.#streams.values()) if (this.#renewalDue(tenure, now) || tenure.window.read < this.#through) return false;
-    const news = await dispatcherNews(this.#deps.store.db, now);
+    // The streams this owner let go of are asked for as acquireStreams would take them back: one
+    // taken by another instance since, or removed, is no reason for a whole pass.
+    const news = await dispatcherNews(this.#deps.store.db, now, { owner: this.#owner, reclaim: [...this.#abandoned] });
     return !news.unnumbered && !news.freeStream && !news.due && news.through === this.#through;
   }
 

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { verifyWebhook } from '../../src/domain/webhook-signature.js';
 import { appendEvents } from '../../src/store/events-queries.js';
+import { dispatcherNews } from '../../src/store/webhook-queries.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
@@ -465,6 +466,7 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     try {
       await statementsOfPass(); // the first learns how far the outbox is numbered
       expect(await statementsOfPass()).toBe(1);
+      expect(counted.statements).toEqual(['SelectQueryNode']);
       const { receiver: r } = await endpoint(auth.dispatch, ['vehicle.online']);
       expect(await statementsOfPass()).toBeGreaterThan(1); // its stream is free: taken
       expect(await statementsOfPass()).toBe(1);
@@ -488,13 +490,23 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
       expect(receivedTimes(r, failing.id)).toBe(2);
       expect(await statementsOfPass()).toBe(1);
       svc.clock.advance(2500); // 9 s since the stream was taken: renewed in a whole pass
-      expect(counted.statements).toEqual(['SelectQueryNode']);
       expect(await statementsOfPass()).toBeGreaterThan(1);
       expect(counted.statements).toContain('UpdateQueryNode');
       expect(await statementsOfPass()).toBe(1);
     } finally {
       await watcher.stop(1000);
     }
+  });
+
+  it('when a stream is leased, then the look before a pass finds it free only to its owner taking it back, or to anyone once the lease lapsed', async () => {
+    const { id } = await endpoint(auth.dispatch);
+    const now = svc.clock.now();
+    await svc.store.db.updateTable('webhook_endpoints').set({ stream_owner: 'dispatcher-a:3', stream_lease_until: now + 30_000 }).where('id', '=', id).execute();
+    const freeStream = async (owner: string, reclaim: string[], at = now) => (await dispatcherNews(svc.store.db, at, { owner, reclaim })).freeStream;
+    expect(await freeStream('dispatcher-a', [])).toBe(false);
+    expect(await freeStream('dispatcher-b', [id])).toBe(false); // let go of by b, since taken by a: no reason for a whole pass
+    expect(await freeStream('dispatcher-a', [id])).toBe(true);
+    expect(await freeStream('dispatcher-b', [], now + 30_001)).toBe(true);
   });
 
   it('when attempts end, then /metrics counts them by result and shows what waits', async () => {
