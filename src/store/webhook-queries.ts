@@ -276,15 +276,15 @@ export async function acquireStreams(db: Db, take: { owner: string; token: strin
 }
 
 /**
- * An enabled endpoint's stream nobody holds, or whose lease lapsed; with `reclaim`, also these
- * endpoints' streams still leased to `owner` (it let go of them without releasing them).
+ * An enabled endpoint's stream nobody holds, or whose lease lapsed, or one of `reclaim`'s still
+ * leased to `owner` (it let go of them without releasing them).
  */
-function streamFree(now: number, reclaim?: { owner: string; reclaim: readonly string[] }) {
+function streamFree(now: number, { owner, reclaim }: { owner: string; reclaim: readonly string[] }) {
   return (eb: ExpressionBuilder<Database, 'webhook_endpoints'>) => eb.and([
     eb('status', '=', ENABLED),
     eb.or([
       eb('stream_owner', 'is', null), eb('stream_lease_until', '<', now),
-      ...(reclaim !== undefined && reclaim.reclaim.length > 0 ? [eb.and([eb('id', 'in', reclaim.reclaim), eb('stream_owner', 'like', `${reclaim.owner}:%`)])] : []),
+      ...(reclaim.length > 0 ? [eb.and([eb('id', 'in', reclaim), eb('stream_owner', 'like', `${owner}:%`)])] : []),
     ]),
   ]);
 }
