@@ -23,22 +23,28 @@ interface Series {
 /**
  * `http_request_duration_seconds`, kept here and read by prom-client's registry when scraped (a
  * metric is anything with `get()`). prom-client's own Histogram validates and hashes the label
- * values on every observation, about a microsecond a request on the hot path; this looks the
- * series up by one string key and bumps a bucket.
+ * values on every observation, about a microsecond a request on the hot path; this finds the
+ * series by route, status and method in nested maps and bumps a bucket. Nested, not one map by a
+ * `method status route` text: that text was built and hashed anew on every request (~270 ns here,
+ * against ~20 for the lookups, whose keys are the route's own template string, a number and the
+ * method string Node's parser interns).
  */
 class RequestDurations {
   readonly name = 'http_request_duration_seconds';
   readonly help = 'HTTP request duration by method, route and status';
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  readonly #series = new Map<string, Series>();
+  readonly #byRoute = new Map<string, Map<number, Map<string, Series>>>();
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.#series.get(key);
+    let byStatus = this.#byRoute.get(route);
+    if (byStatus === undefined) this.#byRoute.set(route, (byStatus = new Map()));
+    let byMethod = byStatus.get(status);
+    if (byMethod === undefined) byStatus.set(status, (byMethod = new Map()));
+    let series = byMethod.get(method);
     if (series === undefined) {
       series = { labels: { method, route, status: String(status) }, counts: new Float64Array(BUCKETS.length), sum: 0, count: 0 };
-      this.#series.set(key, series);
+      byMethod.set(method, series);
     }
     let bucket = 0;
     while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket += 1;
@@ -47,9 +53,15 @@ class RequestDurations {
     series.count += 1;
   }
 
+  *#series(): Iterable<Series> {
+    for (const byStatus of this.#byRoute.values()) {
+      for (const byMethod of byStatus.values()) yield* byMethod.values();
+    }
+  }
+
   async get() {
     const values: Array<{ value: number; labels: Record<string, string | number>; metricName: string }> = [];
-    for (const { labels, counts, sum, count } of this.#series.values()) {
+    for (const { labels, counts, sum, count } of this.#series()) {
       let cumulative = 0;
       BUCKETS.forEach((le, i) => {
         cumulative += counts[i]!;
@@ -62,7 +74,7 @@ class RequestDurations {
   }
 
   reset(): void {
-    this.#series.clear();
+    this.#byRoute.clear();
   }
 }
 
