@@ -6,8 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceMetrics } from '../../src/http/metrics.js';
 
-const countOf = (text: string, method: string, route: string, status: number) =>
-  Number(new RegExp(`^http_request_duration_seconds_count\\{method="${method}",route="${route.replace(/[/:]/g, (c) => `\\${c}`)}",status="${status}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+/** The count of one series, found by its exact line (no pattern built from the labels). */
+function countOf(text: string, method: string, route: string, status: number): number {
+  const prefix = `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"} `;
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  return line === undefined ? 0 : Number(line.slice(prefix.length));
+}
 
 describe('request histogram', () => {
   it('when requests differ by method, route or status, then each series counts only its own', async () => {
