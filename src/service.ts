@@ -103,7 +103,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     let opsUrl: string | undefined;
     let gateway: RunningGateway | undefined;
     try {
-      if (app) address = await app.listen({ port: config.port, host: config.host });
+      // The API's Fastify has no logger (build-app.ts): its listening lines are written through ours.
+      if (app) address = await app.listen({ port: config.port, host: config.host, listenTextResolver: listeningLine(logger) });
       if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
       if (config.role.gateway && (config.teltonikaPort !== undefined || config.osmandPort !== undefined)) {
         const settings = gatewaySettingsOf(config);
@@ -301,4 +302,13 @@ function consoleBasemapOf(config: ServiceConfig): Basemap | null {
   const basemap = config.consoleBasemap === undefined ? undefined : parseBasemap(config.consoleBasemap);
   if (basemap === undefined) return null;
   return basemap.kind === 'pmtiles' ? { ...basemap, file: resolve(basemap.file) } : basemap;
+}
+
+/** Fastify's listening line (`Server listening at <address>`, once per address), written to `logger`. */
+function listeningLine(logger: Logger): (address: string) => string {
+  return (address) => {
+    const text = `Server listening at ${address}`;
+    logger.info(text);
+    return text;
+  };
 }

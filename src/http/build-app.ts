@@ -5,8 +5,8 @@ import { handleClientError, handleError, installErrorHandling } from './error-ha
 import { healthRoutes } from './health-routes.js';
 import { ServiceMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
-import { requestIdFor } from './request-id.js';
-import { lazyRequestLoggers } from './request-logger.js';
+import { installRequestAccounting, stampedRequestId } from './request-accounting.js';
+import { requestLoggersOf } from './request-logger.js';
 import { requestLineWriter } from './request-line.js';
 import { tokenRoute } from './token-route.js';
 import { vehicleRoutes } from './vehicle-routes.js';
@@ -41,10 +41,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const trust = proxyTrust(deps.trustProxy ?? false);
   const app = Fastify({
-    loggerInstance: deps.logger,
+    // No logger for Fastify itself: with one, it sets two listeners on every response, the cost
+    // request-accounting.ts avoids. What it would log goes through ours all the same: each
+    // request's logger (request.log, reply.log) is made from ours here, and `serve` writes the
+    // listening lines (service.ts).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: requestIdFor,
-    childLoggerFactory: lazyRequestLoggers,
+    genReqId: stampedRequestId,
+    childLoggerFactory: requestLoggersOf(deps.logger as Logger),
     bodyLimit: deps.bodyLimit,
     // Path parameters are VINs and UUIDs. Longer ones still reach their route, which answers its
     // own not-found text after authentication; only absurd ones get 414 before routing.
@@ -61,10 +64,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   const ingestSummary = deps.ingestSummary ?? new IngestSummary(deps.logger);
   if (deps.ingestSummary === undefined) app.addHook('onClose', ingestSummary.start());
   // The request line holds only the fields below, none of them a secret: it skips the redaction
@@ -73,21 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // and is put together without pino's generic line building (request-line.ts).
   const requestLine = requestLineWriter(deps.logger.child({}, { redact: { paths: [] } }) as Logger);
   const metrics = deps.metrics ?? new ServiceMetrics();
-  // One hook for the histogram and the request line, not awaited: each hook and each read of
-  // `routeOptions` (Fastify builds it anew on every read) is paid on every request.
-  app.addHook('onResponse', (request, reply, done) => {
-    const { url, config } = request.routeOptions;
-    const ms = reply.elapsedTime;
-    metrics.observe(request.method, url, reply.statusCode, ms);
-    // Routes counted in a periodic summary (ingest) log their successes at debug only.
-    const summarized = reply.statusCode < 400 && config.requestLog === 'summary';
-    const level = summarized ? 'debug' : 'info';
-    // The route's own level (`logLevel: 'warn'` on probes) decides, as it did for request.log.
-    if ((request.log as Logger).isLevelEnabled(level)) {
-      requestLine(level, request.id, request.method, url ?? null, reply.statusCode, Math.round(ms * 10) / 10);
-    }
-    done();
-  });
+  installRequestAccounting(app, metrics, requestLine);
 
   // Closing: idle keep-alive connections are closed by Fastify, but one still busy with a request
   // would, once answered, stay open for the keep-alive timeout (72 s) and hold shutdown with it.

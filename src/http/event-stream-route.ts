@@ -12,6 +12,7 @@ import { lastEventPosition } from '../store/events-queries.js';
 import { principalOf } from './authenticate-hook.js';
 import { AUTH_ERRORS, bearerSecurity, errorResponses } from './schemas.js';
 import type { AppDeps, EventStreamSettings } from './app-deps.js';
+import { markAnswer } from './request-accounting.js';
 
 const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000 };
 /** What EventSource waits before reconnecting, ms (the SSE `retry:` field). */
@@ -66,6 +67,8 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       openByApplication.set(applicationId, held + 1);
 
       reply.hijack();
+      // A hijacked reply passes no onSend hook: it takes its id header and its request line itself.
+      markAnswer(reply);
       const res = reply.raw;
       res.writeHead(200, {
         ...(reply.getHeaders() as OutgoingHttpHeaders),

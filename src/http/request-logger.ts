@@ -1,5 +1,6 @@
 /**
- * Each request's logger (`request.log`), made only when something logs through it. Fastify makes
+ * Each request's logger (`request.log`), made from the service's logger (Fastify itself has none:
+ * build-app.ts), and only when something logs through it. Fastify makes
  * a pino child per request to bind its id; with the service's redaction paths that child costs
  * ~2 µs (pino runs the bindings through the redaction, and a route's `logLevel` sets a level on
  * it), spent on every request although almost none logs anything but its request line, which
@@ -58,6 +59,10 @@ class LazyRequestLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: request loggers made when first used. */
-export const lazyRequestLoggers: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
-  new LazyRequestLogger(logger as unknown as Logger, bindings, options as ChildLoggerOptions) as unknown as FastifyBaseLogger;
+/**
+ * Fastify's `childLoggerFactory`: request loggers made from `parent` when first used. The logger
+ * Fastify hands the factory is its own, which is none (a no-op) in the service.
+ */
+export function requestLoggersOf(parent: Logger): NonNullable<FastifyServerOptions['childLoggerFactory']> {
+  return (_fastifyLogger, bindings, options) => new LazyRequestLogger(parent, bindings, options as ChildLoggerOptions) as unknown as FastifyBaseLogger;
+}

@@ -12,6 +12,7 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
+import { until } from '../support/until.js';
 
 describe.each(DATABASE_KINDS)('GET /events/stream on %s', (kind) => {
   let svc: TestService;
@@ -194,6 +195,14 @@ describe('GET /events/stream, the longest duration', () => {
       await stream.ended;
       expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
       expect(Date.now() - t0).toBeLessThan(3000);
+      // The stream's reply is hijacked, past the hook that sets the id and accounts for requests:
+      // it has its id all the same, and its request line once it ends, with the time it was open.
+      const reqId = stream.headers.get('x-request-id');
+      expect(reqId).toMatch(/^[0-9a-f-]{36}$/);
+      await until('the stream\'s request line', async () => svc.logs.some((l) => l.includes(`"reqId":"${reqId}"`) && l.includes('"msg":"request"')));
+      const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.reqId === reqId && l.msg === 'request');
+      expect(line).toMatchObject({ method: 'GET', route: '/events/stream', status: 200 });
+      expect(line.ms).toBeGreaterThanOrEqual(250);
     } finally {
       await svc.close();
     }

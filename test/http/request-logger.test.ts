@@ -1,12 +1,14 @@
 /**
- * Request loggers made on first use (src/http/request-logger.ts) in a real Fastify app: a line
+ * Request loggers made from the service's logger on first use (src/http/request-logger.ts) in a
+ * real Fastify app that has no logger of its own: a line
  * written through request.log carries the request id and is redacted like every other line, a
  * route's logLevel still decides, and a request that logs nothing makes no pino child.
  */
 import { Writable } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
+import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lazyRequestLoggers } from '../../src/http/request-logger.js';
+import { requestLoggersOf } from '../../src/http/request-logger.js';
 import { createLogger } from '../../src/logger.js';
 
 const lines: Array<Record<string, unknown>> = [];
@@ -15,17 +17,18 @@ const sink = new Writable({ write(chunk, _encoding, done) { lines.push(JSON.pars
 async function appWith() {
   const logger = createLogger('info', sink);
   const child = vi.spyOn(logger, 'child');
-  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), childLoggerFactory: lazyRequestLoggers, genReqId: () => 'req-1' });
+  // As build-app.ts makes it: Fastify has no logger; each request's is made from ours.
+  const app = Fastify({ logController: new LogController({ disableRequestLogging: true }), childLoggerFactory: requestLoggersOf(logger), genReqId: () => 'req-1' });
   app.get('/quiet', async () => ({ ok: true }));
   app.get('/talks', async (request) => {
     request.log.info({ token: 'secret-value', n: 1 }, 'talking');
     request.log.debug('not at info');
-    return { level: request.log.level, info: request.log.isLevelEnabled('info'), debug: request.log.isLevelEnabled('debug') };
+    return { level: request.log.level, info: (request.log as Logger).isLevelEnabled('info'), debug: (request.log as Logger).isLevelEnabled('debug') };
   });
   app.get('/probe', { logLevel: 'warn' }, async (request) => {
     request.log.info('hidden at warn');
     request.log.warn({ n: 2 }, 'shown at warn');
-    return { level: request.log.level, info: request.log.isLevelEnabled('info') };
+    return { level: request.log.level, info: (request.log as Logger).isLevelEnabled('info') };
   });
   app.get('/child', async (request) => {
     request.log.child({ part: 'inner' }).info({ client_secret: 'x' }, 'from the child');
