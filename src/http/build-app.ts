@@ -1,12 +1,12 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { authenticateHook } from './authenticate-hook.js';
-import { handleClientError, handleError, installErrorHandling } from './error-handler.js';
+import { clientErrorHandlerOf, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
 import { ServiceMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
-import { installRequestAccounting, stampedRequestId } from './request-accounting.js';
-import { requestLoggersOf } from './request-logger.js';
+import { installRequestAccounting, markAnswer, stampedRequestId } from './request-accounting.js';
+import { refuseUnknownLogLevels, requestLoggersOf } from './request-logger.js';
 import { requestLineWriter } from './request-line.js';
 import { tokenRoute } from './token-route.js';
 import { vehicleRoutes } from './vehicle-routes.js';
@@ -41,10 +41,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const trust = proxyTrust(deps.trustProxy ?? false);
   const app = Fastify({
-    // No logger for Fastify itself: with one, it sets two listeners on every response, the cost
-    // request-accounting.ts avoids. What it would log goes through ours all the same: each
-    // request's logger (request.log, reply.log) is made from ours here, and `serve` writes the
-    // listening lines (service.ts).
+    // No logger for Fastify itself: with one, it adds two listeners to every response, the cost
+    // request-accounting.ts avoids. Each request's logger (request.log, reply.log) is made from
+    // ours here, the client errors below log through ours and `serve` writes the listening lines
+    // (service.ts). What would go to the application's own logger (`app.log`) is dropped: none of
+    // ours logs there; @fastify/static does, to warn of a folder that does not exist.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: stampedRequestId,
     childLoggerFactory: requestLoggersOf(deps.logger as Logger),
@@ -52,8 +53,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Path parameters are VINs and UUIDs. Longer ones still reach their route, which answers its
     // own not-found text after authentication; only absurd ones get 414 before routing.
     routerOptions: { maxParamLength: 8192 },
-    frameworkErrors: handleError,
-    clientErrorHandler: handleClientError,
+    // A bad URL's reply is made before routing, with no hooks: it takes its id header and its
+    // request line itself.
+    frameworkErrors: (error, request, reply) => {
+      markAnswer(reply);
+      return handleError(error, request, reply);
+    },
+    clientErrorHandler: clientErrorHandlerOf(deps.logger),
     // Slow requests (a body trickled a byte at a time) end with 408 instead of holding a socket.
     requestTimeout,
     http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout), connectionsCheckingInterval: TIMEOUT_CHECK_MS },
@@ -72,7 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // and is put together without pino's generic line building (request-line.ts).
   const requestLine = requestLineWriter(deps.logger.child({}, { redact: { paths: [] } }) as Logger);
   const metrics = deps.metrics ?? new ServiceMetrics();
-  installRequestAccounting(app, metrics, requestLine);
+  installRequestAccounting(app, metrics, requestLine, deps.logger);
+  app.addHook('onRoute', refuseUnknownLogLevels(deps.logger as Logger));
 
   // Closing: idle keep-alive connections are closed by Fastify, but one still busy with a request
   // would, once answered, stay open for the keep-alive timeout (72 s) and hold shutdown with it.

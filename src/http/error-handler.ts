@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, ServiceError } from '../domain/errors.js';
 import { classifyStoreError } from '../store/classify-error.js';
 
@@ -89,15 +89,17 @@ export function installErrorHandling(app: FastifyInstance): void {
  * Content-Lengths, Content-Length with Transfer-Encoding, headers over 16 KiB, a request that
  * never completes): the same `{"detail": …}` body as every other error, then the connection closes.
  */
-export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const entry = error.code === 'HPE_HEADER_OVERFLOW' ? errors.headersTooLarge
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? errors.requestTimeout
-      : errors.malformedHttp;
-  this.log.debug({ code: error.code }, 'malformed HTTP request refused');
-  if (socket.writable) {
-    const body = JSON.stringify({ detail: entry.text });
-    socket.write(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy();
+export function clientErrorHandlerOf(logger: FastifyBaseLogger): (error: NodeJS.ErrnoException, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const entry = error.code === 'HPE_HEADER_OVERFLOW' ? errors.headersTooLarge
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? errors.requestTimeout
+        : errors.malformedHttp;
+    logger.debug({ code: error.code }, 'malformed HTTP request refused');
+    if (socket.writable) {
+      const body = JSON.stringify({ detail: entry.text });
+      socket.write(`HTTP/1.1 ${entry.status} ${STATUS_CODES[entry.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  };
 }

@@ -7,7 +7,7 @@
  * has a logger of its own (build-app.ts). Lines written through it are the same: same bindings,
  * same level, same redaction.
  */
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions, RouteOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, LevelWithSilentOrString, Logger } from 'pino';
 
 class LazyRequestLogger {
@@ -65,4 +65,17 @@ class LazyRequestLogger {
  */
 export function requestLoggersOf(parent: Logger): NonNullable<FastifyServerOptions['childLoggerFactory']> {
   return (_fastifyLogger, bindings, options) => new LazyRequestLogger(parent, bindings, options as ChildLoggerOptions) as unknown as FastifyBaseLogger;
+}
+
+/**
+ * An onRoute hook refusing a route whose `logLevel` the logger does not know. Fastify checks it
+ * only against a logger of its own, which the service's applications do not have: a misspelt level
+ * would silence the route's request lines and request.log without a word.
+ */
+export function refuseUnknownLogLevels(logger: Logger): (route: RouteOptions) => void {
+  return (route) => {
+    if (route.logLevel && logger.levels.values[route.logLevel] === undefined) {
+      throw new Error(`${String(route.method)} ${route.url}: unknown logLevel '${route.logLevel}'`);
+    }
+  };
 }

@@ -2,9 +2,13 @@
  * What every request leaves behind (src/http/request-accounting.ts), taken from Node's
  * `http.server.response.finish` channel rather than listeners on each response: over real
  * sockets, two services in one process each count and log only their own requests, with the
- * time each took; answers made by `app.inject` (which no server announces) are accounted for too.
+ * time each took; answers the route's hooks never see (404s, HEAD, refused content types, URLs
+ * refused before routing) and answers made by `app.inject` (which no server announces) are
+ * accounted for too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-http.js';
+import { until } from '../support/until.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 /** The count of one series of the request histogram, found by its exact line. */
@@ -65,4 +69,27 @@ describe('request accounting', () => {
     expect(requestLines(a).filter((l) => l.reqId === 'injected-1')).toMatchObject([{ route: '/vehicle', status: 401, method: 'GET' }]);
     expect(countOf((await a.request('GET', '/metrics')).text, 'GET', '/vehicle', 401)).toBe(before + 1);
   });
+
+  it('when answers come from the 404 handler, a HEAD, a refused content type or a URL refused before routing, then each has its id header, its count and its line', async () => {
+    const cases = [
+      { method: 'GET', path: '/no-such-route', status: 404, route: null },
+      { method: 'HEAD', path: '/healthz', status: 200, route: '/healthz' },
+      { method: 'POST', path: '/token', status: 415, route: '/token', headers: { 'content-type': 'text/plain' } },
+      { method: 'GET', path: `/vehicle/${'A'.repeat(9000)}`, status: 414, route: null },
+      { method: 'GET', path: '/vehicle/%E0%A4%A', status: 400, route: null },
+    ];
+    for (const c of cases) {
+      const before = countOf((await a.request('GET', '/metrics')).text, c.method, c.route ?? 'unmatched', c.status);
+      const res = await rawRequest(`${a.url}${c.path}`, { method: c.method, headers: c.headers });
+      expect(res.status, c.path.slice(0, 40)).toBe(c.status);
+      const reqId = res.headers['x-request-id'];
+      expect(reqId, c.path.slice(0, 40)).toMatch(/^[0-9a-f-]{36}$/);
+      await until(`the count of ${c.method} ${c.path.slice(0, 40)}`, async () => countOf((await a.request('GET', '/metrics')).text, c.method, c.route ?? 'unmatched', c.status) === before + 1, 5000, 20);
+      // Probes log nothing at info; every other answer has its line.
+      const lines = requestLines(a).filter((l) => l.reqId === reqId);
+      if (c.route === '/healthz') expect(lines).toEqual([]);
+      else expect(lines).toMatchObject([{ method: c.method, route: c.route, status: c.status }]);
+    }
+  });
+
 });

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestLoggersOf } from '../../src/http/request-logger.js';
+import { refuseUnknownLogLevels, requestLoggersOf } from '../../src/http/request-logger.js';
 import { createLogger } from '../../src/logger.js';
 
 const lines: Array<Record<string, unknown>> = [];
@@ -72,6 +72,17 @@ describe('request loggers made on first use', () => {
     const { app } = await appWith();
     expect((await app.inject({ url: '/child' })).statusCode).toBe(200);
     expect(lines).toEqual([expect.objectContaining({ reqId: 'req-1', part: 'inner', msg: 'from the child', client_secret: '[redacted]' })]);
+    await app.close();
+  });
+
+  it('when a route has a log level the logger does not know, then it is refused when added', async () => {
+    const app = Fastify({ childLoggerFactory: requestLoggersOf(createLogger('info', sink)) });
+    app.addHook('onRoute', refuseUnknownLogLevels(createLogger('info', sink)));
+    // Fastify, having no logger of its own, would take it and silence the route.
+    expect(() => app.get('/misspelt', { logLevel: 'warnn' as 'warn' }, async () => ({}))).toThrow("GET /misspelt: unknown logLevel 'warnn'");
+    app.get('/spelt', { logLevel: 'warn' }, async () => ({}));
+    await app.ready();
+    expect((await app.inject({ url: '/spelt' })).statusCode).toBe(200);
     await app.close();
   });
 });
