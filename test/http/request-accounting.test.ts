@@ -7,16 +7,11 @@
  * accounted for too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countOf } from '../support/metrics-text.js';
 import { rawRequest } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
-/** The count of one series of the request histogram, found by its exact line. */
-function countOf(text: string, method: string, route: string, status: number): number {
-  const prefix = `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"} `;
-  const line = text.split('\n').find((l) => l.startsWith(prefix));
-  return line === undefined ? 0 : Number(line.slice(prefix.length));
-}
 
 const requestLines = (svc: TestService) => svc.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
 

@@ -3,15 +3,10 @@
  * rather than a key text: each series counts only its own requests, and unmatched requests are
  * their own route.
  */
+import { countOf } from '../support/metrics-text.js';
 import { describe, expect, it } from 'vitest';
 import { ServiceMetrics } from '../../src/http/metrics.js';
 
-/** The count of one series, found by its exact line (no pattern built from the labels). */
-function countOf(text: string, method: string, route: string, status: number): number {
-  const prefix = `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"} `;
-  const line = text.split('\n').find((l) => l.startsWith(prefix));
-  return line === undefined ? 0 : Number(line.slice(prefix.length));
-}
 
 describe('request histogram', () => {
   it('when requests differ by method, route or status, then each series counts only its own', async () => {
