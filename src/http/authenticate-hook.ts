@@ -29,7 +29,7 @@ export function authenticateHook(deps: AppDeps): onRequestHookHandler {
     const header = request.headers.authorization;
     const now = deps.clock.now();
     const changes = deps.store.registryChanges;
-    const known = header === undefined ? undefined : callers.get(header, now, changes);
+    const known = header === undefined ? undefined : callers.get(header, now, changes, request.raw.socket ?? undefined);
     if (known !== undefined) {
       (request as WithPrincipal)[PRINCIPAL] = known;
       done();

@@ -86,11 +86,12 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
     }, (request, reply) => {
       const { vin } = request.params;
       const { companyId } = principalOf(request);
-      if (!isValidVin(vin)) throw new ServiceError(errors.vinNotFound);
       const key = `vehicle:${companyId}:${vin}`;
-      // Answered without a promise when the registry cache can vouch for the row.
+      // Answered without a promise when the registry cache can vouch for the row. Only a VIN
+      // that passed the check below was ever read into it, so a hit needs no check.
       const known = peekRegistry<VehicleRecord | undefined>(deps.store, key);
       if (known !== NOT_CACHED) return answerVehicle(reply, known);
+      if (!isValidVin(vin)) throw new ServiceError(errors.vinNotFound);
       return cachedRegistryRead(deps.store, key, () => findCompanyVehicle(deps.store.db, companyId, vin)).then((vehicle) => answerVehicle(reply, vehicle));
     });
   };

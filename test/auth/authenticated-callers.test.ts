@@ -67,4 +67,31 @@ describe('authenticated callers', () => {
     expect(callers.get('Bearer a', T, changes)).toBeUndefined();
     expect(callers.get('Bearer c', T, changes)).toBe(principal);
   });
+
+  it('when a connection presents its last header again, then it is the same caller under the same checks', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers(1);
+    const other = { ...principal, applicationId: 'app-2' };
+    const connection = {};
+    const generation = AuthenticatedCallers.generationOf(changes);
+    callers.remember(HEADER, principal, T + 60_000, generation, changes);
+    expect(callers.get(HEADER, T, changes, connection)).toBe(principal);
+    // Another header on the same connection is looked up, not taken for the last caller (the
+    // table holds one caller: 'Bearer other' takes HEADER's place).
+    callers.remember('Bearer other', other, T + 60_000, generation, changes);
+    expect(callers.get('Bearer other', T, changes, connection)).toBe(other);
+    expect(callers.get(HEADER, T, changes, connection)).toBeUndefined();
+    // The table makes room for a third; the connection still holds 'Bearer other', which passes
+    // the same checks the table's entry would.
+    callers.remember('Bearer third', principal, T + 60_000, generation, changes);
+    expect(callers.get('Bearer other', T, changes)).toBeUndefined();
+    expect(callers.get('Bearer other', T, changes, connection)).toBe(other);
+    // Expired, or the registry changed: refused through the connection too, and forgotten there.
+    expect(callers.get('Bearer other', T + 60_000, changes, connection)).toBeUndefined();
+    expect(callers.get('Bearer other', T, changes, connection)).toBeUndefined();
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    expect(callers.get(HEADER, T, changes, connection)).toBe(principal);
+    changes.changed();
+    expect(callers.get(HEADER, T, changes, connection)).toBeUndefined();
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
 import { setApplicationEnabled, rotateApplicationSecrets } from '../../src/registry/manage-applications.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { SECRETS } from '../support/fixture-fleet.js';
@@ -132,6 +133,43 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     }
   });
 
+  it('when callers take turns on one keep-alive connection, then each is served as itself, and one disabled is refused there at once', async () => {
+    // Each connection remembers its last caller (authenticated-callers.ts): a different header on
+    // it must not be taken for that caller, nor a registry change be missed through it. Before
+    // the tests below, which disable alpha-reports and rotate beta-ops's secret.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const as = (authorization: string) => new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      http.get(`${svc.url}/vehicle`, { agent, headers: { authorization } }, (res) => {
+        ports.add(res.socket.localPort!);
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      }).on('error', reject);
+    });
+    const companies = (body: unknown) => new Set((body as Array<{ company: string }>).map((v) => v.company));
+    try {
+      const reports = `Bearer ${await svc.token('alpha-reports', SECRETS.alphaReports.client)}`;
+      const beta = `Bearer ${await svc.token('beta-ops', SECRETS.betaOps.client)}`;
+      // Twice each: the first request of a caller is checked in full, the second found remembered.
+      const alphaSeen = await as(reports);
+      expect(await as(reports)).toEqual(alphaSeen);
+      const betaSeen = await as(beta);
+      expect(await as(beta)).toEqual(betaSeen);
+      expect(alphaSeen.status).toBe(200);
+      expect(betaSeen.status).toBe(200);
+      expect([...companies(alphaSeen.body)]).toHaveLength(1);
+      expect(companies(betaSeen.body)).not.toEqual(companies(alphaSeen.body));
+      expect(await as(reports)).toEqual(alphaSeen);
+      await setApplicationEnabled(svc.store.db, 'alpha-reports', false, svc.clock.now());
+      expect((await as(reports)).status).toBe(401);
+      expect(await as(beta)).toEqual(betaSeen);
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+      await setApplicationEnabled(svc.store.db, 'alpha-reports', true, svc.clock.now());
+    }
+  });
+
   it('when the application is disabled, then its existing tokens fail at once and no new ones are issued', async () => {
     const reportsToken = await svc.token('alpha-reports', SECRETS.alphaReports.client);
     expect((await get(`Bearer ${reportsToken}`)).status).toBe(200);
@@ -162,4 +200,5 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     expect(logs).not.toContain(forged);
     expect(logs).not.toContain(token);
   });
+
 });
