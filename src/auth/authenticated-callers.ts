@@ -56,8 +56,13 @@ export class AuthenticatedCallers {
     const entry = last !== undefined && last.header === header ? last.entry : this.#entries.get(header);
     if (entry === undefined) return undefined;
     if (tokenExpired(entry.expiresAt, nowMs) || AuthenticatedCallers.generationOf(changes) !== entry.generation) {
-      this.#entries.delete(header);
-      if (connection !== undefined) this.#lastByConnection.delete(connection);
+      // Only this entry: the table may hold a newer one for the header, checked since, which the
+      // connection then takes up.
+      if (connection !== undefined && last?.entry === entry) {
+        this.#lastByConnection.delete(connection);
+        return this.get(header, nowMs, changes, connection);
+      }
+      if (this.#entries.get(header) === entry) this.#entries.delete(header);
       return undefined;
     }
     if (connection !== undefined && last?.entry !== entry) this.#lastByConnection.set(connection, { header, entry });

@@ -3,6 +3,8 @@
  * as 1 and 0). The check digit is not verified: it is mandatory only in North America, and the
  * Brazilian fleets this service targets carry VINs without it.
  */
+/** Every VIN's length: a cheaper first check than the pattern, where a wrong length is what matters. */
+export const VIN_LENGTH = 17;
 const VIN_PATTERN = /^[A-HJ-NPR-Z0-9]{17}$/;
 
 export function isValidVin(value: unknown): value is string {

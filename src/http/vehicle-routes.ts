@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { VehicleParams } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
-import { isValidVin } from '../domain/vin.js';
+import { isValidVin, VIN_LENGTH } from '../domain/vin.js';
 import { findCompanyVehicle, listCompanyVehicles, type VehicleRecord } from '../store/vehicles-queries.js';
 import { cachedRegistryRead, NOT_CACHED, peekRegistry } from '../store/registry-cache.js';
 import { principalOf } from './authenticate-hook.js';
@@ -86,9 +86,12 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
     }, (request, reply) => {
       const { vin } = request.params;
       const { companyId } = principalOf(request);
+      // With the VIN's length fixed, a key names one company and one VIN whatever characters the
+      // two hold, so the full check below can wait for a cache miss: only a VIN that passed it was
+      // ever read into the cache.
+      if (vin.length !== VIN_LENGTH) throw new ServiceError(errors.vinNotFound);
       const key = `vehicle:${companyId}:${vin}`;
-      // Answered without a promise when the registry cache can vouch for the row. Only a VIN
-      // that passed the check below was ever read into it, so a hit needs no check.
+      // Answered without a promise when the registry cache can vouch for the row.
       const known = peekRegistry<VehicleRecord | undefined>(deps.store, key);
       if (known !== NOT_CACHED) return answerVehicle(reply, known);
       if (!isValidVin(vin)) throw new ServiceError(errors.vinNotFound);

@@ -94,4 +94,17 @@ describe('authenticated callers', () => {
     changes.changed();
     expect(callers.get(HEADER, T, changes, connection)).toBeUndefined();
   });
+
+  it('when a connection holds a caller the registry has since outdated, then refusing it leaves the table the newer check', () => {
+    const changes = liveChanges();
+    const callers = new AuthenticatedCallers();
+    const connection = {};
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    expect(callers.get(HEADER, T, changes, connection)).toBe(principal);
+    changes.changed();
+    // Another connection's request went through the whole check again after the change.
+    callers.remember(HEADER, principal, T + 60_000, AuthenticatedCallers.generationOf(changes), changes);
+    expect(callers.get(HEADER, T, changes, connection)).toBe(principal);
+    expect(callers.size).toBe(1);
+  });
 });

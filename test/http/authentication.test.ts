@@ -147,6 +147,8 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
       }).on('error', reject);
     });
     const companies = (body: unknown) => new Set((body as Array<{ company: string }>).map((v) => v.company));
+    // Callers are remembered only while registry changes can be seen.
+    expect(svc.store.registryChanges?.live).toBe(true);
     try {
       const reports = `Bearer ${await svc.token('alpha-reports', SECRETS.alphaReports.client)}`;
       const beta = `Bearer ${await svc.token('beta-ops', SECRETS.betaOps.client)}`;
@@ -200,5 +202,4 @@ describe.each(DATABASE_KINDS)('bearer authentication on %s', (kind) => {
     expect(logs).not.toContain(forged);
     expect(logs).not.toContain(token);
   });
-
 });
