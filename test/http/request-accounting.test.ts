@@ -12,7 +12,6 @@ import { rawRequest } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
-
 const requestLines = (svc: TestService) => svc.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
 
 describe('request accounting', () => {

@@ -7,7 +7,6 @@ import { countOf } from '../support/metrics-text.js';
 import { describe, expect, it } from 'vitest';
 import { ServiceMetrics } from '../../src/http/metrics.js';
 
-
 describe('request histogram', () => {
   it('when requests differ by method, route or status, then each series counts only its own', async () => {
     const metrics = new ServiceMetrics();
