@@ -87,3 +87,10 @@ export function pairedRatio(rates, name, floor) {
   const b = rates[floor].rounds;
   return median(a.map((rps, i) => rps / b[i]));
 }
+
+/** The lowest and highest of the round ratios `pairedRatio` takes the median of, as `0.91–1.08`. */
+export function roundsRange(rates, name, floor) {
+  const b = rates[floor].rounds;
+  const ratios = rates[name].rounds.map((rps, i) => rps / b[i]);
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+}

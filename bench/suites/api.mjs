@@ -10,6 +10,10 @@
  * exchange a creation must make, nothing stored); and the service's own GET /healthz, a constant
  * through the same Fastify instance, request ids, metrics and request line as every route.
  *
+ * The control: a second bare process, launched as the first, loaded and judged against it like the
+ * service (A/A). Identical code, so its ratio's distance from 1 (and its rounds' spread, printed
+ * in its name) is what chance alone moves a ratio by in this run: read a miss beside it.
+ *
  * Targets (issue 22 and issue 6):
  * - GET /healthz ≥ 0.85 of the bare constant: what the per-request plumbing costs, alone.
  * - GET /vehicle/{vin} with a bearer token ≥ 0.65 of the bare process serving the same JSON, and
@@ -36,7 +40,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openStore } from '../../dist/store/open-store.js';
 import { createFixture, signatureOf, tokenFrom, vinOf } from '../lib/fixture.mjs';
-import { measureRates, pairedRatio } from '../lib/load.mjs';
+import { measureRates, pairedRatio, roundsRange } from '../lib/load.mjs';
 import { wrkAvailable } from '../lib/wrk.mjs';
 import { percentile } from '../lib/report.mjs';
 import { freePort, startFloorServer, startOemSim, startService } from '../lib/processes.mjs';
@@ -69,6 +73,10 @@ export async function run(ctx) {
     const vehicleJson = await fetch(`${service.url}/vehicle/${vin}`, { headers: { authorization: auth } }).then((res) => res.text());
     const floor = await startFloorServer({ logFile: log('floor'), oemUrl: `http://127.0.0.1:${cloudPort}`, vin, vehicleJson });
     running.push(floor);
+    // The control: a second bare process launched the same way, judged against the first as the
+    // service is. How far its ratio strays from 1 is how far a ratio moves by chance in this run.
+    const twin = await startFloorServer({ logFile: log('floor-twin') });
+    running.push(twin);
     const created = await fetch(`${service.url}/vehicle-command`, {
       method: 'POST', headers: { authorization: auth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
       body: JSON.stringify({ vin, command: 'diagnostics' }),
@@ -85,6 +93,7 @@ export async function run(ctx) {
     const runs = [
       { name: 'floor', url: `${floor.url}/floor`, connections, pid: floor.pid },
       { name: 'healthz', url: `${service.url}/healthz`, connections, pid: service.pid },
+      { name: 'floor-twin', url: `${twin.url}/floor`, connections, pid: twin.pid },
       { name: 'floor-vehicle', url: `${floor.url}/floor-vehicle`, connections, pid: floor.pid },
       { name: 'vehicle', url: `${service.url}/vehicle/${vin}`, headers: { authorization: auth }, connections, pid: service.pid },
       { name: 'command-status', url: `${service.url}/vehicle-command/${created.id}`, headers: { authorization: auth }, connections },
@@ -117,6 +126,7 @@ export async function run(ctx) {
     });
     const postgres = ctx.kind === 'postgres';
     return [
+      fig(`A/A: a second bare Fastify process vs the first, GET /floor (a ratio's chance in this run; rounds ${roundsRange(r, 'floor-twin', 'floor')})`, 'floor-twin', undefined, 'floor'),
       fig('GET /healthz (the service\'s constant route: the per-request plumbing alone) vs a bare Fastify process, requests/s', 'healthz', { op: '>=', value: 0.85 }, 'floor'),
       fig('GET /vehicle/{vin}, requests/s', 'vehicle', { op: '>=', value: 0.5 }),
       fig('  the same vs a bare Fastify process serving the same JSON', 'vehicle', { op: '>=', value: 0.65 }, 'floor-vehicle'),
