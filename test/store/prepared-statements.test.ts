@@ -16,8 +16,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements'
   });
 
   /** Runs on the pool's only connection, so pg_prepared_statements shows that session's statements. */
-  async function session(work: (client: Awaited<ReturnType<ReturnType<typeof withPreparedStatements>['connect']>>) => Promise<void>) {
-    const client = await withPreparedStatements(pool, { maxNames: 3, maxParameters: 4 }).connect();
+  async function session(
+    work: (client: Awaited<ReturnType<ReturnType<typeof withPreparedStatements>['connect']>>) => Promise<void>,
+    options: Parameters<typeof withPreparedStatements>[1] = { maxNames: 3, maxParameters: 4 },
+  ) {
+    const client = await withPreparedStatements(pool, options).connect();
     try {
       await work(client);
       const { rows } = await client.query<{ statement: string }>('select statement from pg_prepared_statements', []);
@@ -45,6 +48,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements'
     });
     expect(prepared.some((s) => s.includes('t_ddl'))).toBe(false);
     expect(prepared.some((s) => s.includes('$5'))).toBe(false);
+  });
+
+  it('when a group commit\'s row statement recurs with the service\'s bounds, then it is named: four command inserts bind 52 parameters', async () => {
+    const rows = Array.from({ length: 4 }, (_, r) => `(${Array.from({ length: 13 }, (__, c) => `$${r * 13 + c + 1}::int`).join(', ')})`);
+    const text = `select count(*)::int as n from (values ${rows.join(', ')}) as given`;
+    const values = Array.from({ length: 52 }, (_, i) => i);
+    const prepared = await session(async (c) => {
+      for (let i = 0; i < 2; i += 1) expect((await c.query<{ n: number }>(text, values)).rows[0]!.n).toBe(4);
+    }, {});
+    expect(prepared).toContain(text);
   });
 
   it('when more distinct texts recur than the bound, then the extra ones simply run unnamed', async () => {

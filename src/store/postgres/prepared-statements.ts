@@ -2,9 +2,14 @@
  * Named (server-side prepared) statements for the queries the service runs again and again: a
  * text seen a second time gets a stable name, so each connection parses and plans it once and
  * then only binds. What is never named: statements other than select/insert/update/delete/with
- * (DDL such as partition creation), texts with many parameters (multi-row VALUES or long `in`
- * lists, whose text varies with their input), and anything past `maxNames` distinct texts, so a
- * connection's prepared set stays small. Behind a transaction-pooling PgBouncer, prepared
+ * (DDL such as partition creation), texts with more than `maxParameters` parameters (long `in`
+ * lists or bulk VALUES, whose text varies with their input), and anything past `maxNames`
+ * distinct texts, so a connection's prepared set stays small.
+ *
+ * The parameter bound admits a group commit's row statements (write-batcher.ts): their text is
+ * fixed per row count, and they are the request path's writes. At 40 a batch of four command
+ * inserts (13 parameters a row) was parsed and planned on every run: 230–240 µs of the backend's
+ * user CPU a statement against 120–125 named (RESULTS.md, "Issue 22, sixteenth step"). Behind a transaction-pooling PgBouncer, prepared
  * statements need its `max_prepared_statements`; and a schema change under a running instance
  * may fail a prepared `select *` once (restart instances after migrating, as usual).
  */
@@ -21,7 +26,8 @@ export interface PreparedStatementOptions {
 
 export function withPreparedStatements(pool: pg.Pool, options: PreparedStatementOptions = {}): PostgresPool {
   const maxNames = options.maxNames ?? 200;
-  const maxParameters = options.maxParameters ?? 40;
+  // A batch of up to 19 command inserts or 85 initiations: more than 16 connections have in flight.
+  const maxParameters = options.maxParameters ?? 256;
   const names = new Map<string, string>();
   const seenOnce = new Set<string>();
 
