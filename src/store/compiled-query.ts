@@ -35,6 +35,17 @@ export function compiledQuery<P extends readonly unknown[], R>(
   };
 }
 
+/** Row statements of up to this many rows are offered to PostgreSQL's naming: the batches a busy instance makes most. */
+const NAMED_ROWS = 16;
+
+/**
+ * Texts of row statements of up to NAMED_ROWS rows, of every `compiledRowsQuery`: each recurs by
+ * construction, however many parameters it binds, so the PostgreSQL pool prepares them on first
+ * use and outside its budget for other texts (prepared-statements.ts). At most NAMED_ROWS texts a
+ * statement and dialect.
+ */
+export const rowStatementTexts = new Set<string>();
+
 /**
  * A statement over a group commit's rows (write-batcher.ts), compiled once per dialect and row
  * count: a batch holds at most a few hundred rows, so there are at most that many texts. `build`
@@ -55,6 +66,7 @@ export function compiledRowsQuery<Row, R>(
     if (text === undefined) {
       const placeholderRows = rows.map((_, r) => Array.from({ length: arity }, (__, c) => placeholder(r * arity + c)));
       byCount.set(rows.length, (text = compileChecked(build(db, placeholderRows), rows.length * arity)));
+      if (rows.length <= NAMED_ROWS) rowStatementTexts.add(text);
     }
     const params: unknown[] = [];
     for (const row of rows) {

@@ -3,6 +3,7 @@
  * markInitiatedRows, finishCommandRows): each row lands as its single-row form would, and a row
  * whose guard does not hold (not Pending, another worker's lease) is left alone and says so.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { finishCommandRows, insertCommands, markInitiatedRows } from '../../src/store/commands-queries.js';
@@ -63,6 +64,18 @@ describe.each(DATABASE_KINDS)('command row statements on %s', (kind) => {
       ['s-02', 'Pending', 'http://oem/status/second', T + 4000],
       ['s-03', 'Success', null, null],
     ]);
+  });
+
+  it.skipIf(kind !== 'postgres')('when a batch of up to 16 commands is inserted, then its statement is prepared on the connection at first use (4 rows: 52 parameters), and a batch of 17 is not', async () => {
+    const prepared = await store.db.transaction().execute(async (trx) => {
+      await insertCommands(trx, ['p-01', 'p-02', 'p-03', 'p-04'].map((id) => command(id)));
+      await insertCommands(trx, Array.from({ length: 17 }, (_, i) => command(`q-${String(i).padStart(2, '0')}`)));
+      const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx);
+      return rows.map((r) => r.statement);
+    });
+    const inserts = prepared.filter((text) => text.startsWith('insert into "commands"'));
+    expect(inserts.some((text) => text.includes('$52') && !text.includes('$53'))).toBe(true);
+    expect(inserts.some((text) => text.includes('$221'))).toBe(false);
   });
 
   it('when outcomes are recorded together, then only rows still Pending and held by the given lease change, and each answers whether it did', async () => {

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database } from '../schema.js';
 import { postgresCapabilities } from '../dialect.js';
 import type { StoreConnection } from '../connection.js';
+import { rowStatementTexts } from '../compiled-query.js';
 import { withPreparedStatements } from './prepared-statements.js';
 import { listenForRegistryChanges } from './listen-registry-changes.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
@@ -40,7 +41,7 @@ export function connectPostgres(url: string, poolSize: number, watchRegistry = f
   pool.on('connect', (client) => { client.on('error', () => {}); });
   const registryChanges = watchRegistry ? new RegistryChanges() : undefined;
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool, { rowStatements: rowStatementTexts }) }),
     plugins: registryChanges ? [registryWritesPlugin(registryChanges)] : [],
   });
   const listener = registryChanges ? listenForRegistryChanges(url, registryChanges) : undefined;

@@ -6,12 +6,16 @@
  * lists or bulk VALUES, whose text varies with their input), and anything past `maxNames`
  * distinct texts, so a connection's prepared set stays small.
  *
- * The parameter bound admits a group commit's row statements (write-batcher.ts): their text is
- * fixed per row count, and they are the request path's writes. At 40 a batch of four command
- * inserts (13 parameters a row) was parsed and planned on every run: 230–240 µs of the backend's
- * user CPU a statement against 120–125 named (RESULTS.md, "Issue 22, sixteenth step"). Behind a transaction-pooling PgBouncer, prepared
- * statements need its `max_prepared_statements`; and a schema change under a running instance
- * may fail a prepared `select *` once (restart instances after migrating, as usual).
+ * The exception is `rowStatements`: the group commit's row statements (compiled-query.ts), one
+ * text per row count up to 16 rows. They are the request path's writes and recur by construction,
+ * so they are named on first use whatever their parameter count, and count against no budget
+ * (there are at most 16 a statement). Before, a batch of four command inserts (52 parameters) was
+ * parsed and planned on every run: 230–240 µs of the backend's user CPU a statement against
+ * 120–125 named (bench/RESULTS.md, "Issue 22, sixteenth step").
+ *
+ * Behind a transaction-pooling PgBouncer, prepared statements need its `max_prepared_statements`;
+ * and a schema change under a running instance may fail a prepared `select *` once (restart
+ * instances after migrating, as usual).
  */
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
@@ -22,26 +26,37 @@ const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 export interface PreparedStatementOptions {
   readonly maxNames?: number;
   readonly maxParameters?: number;
+  /** Texts named on first use, outside both bounds (the row statements' texts). */
+  readonly rowStatements?: ReadonlySet<string>;
 }
 
 export function withPreparedStatements(pool: pg.Pool, options: PreparedStatementOptions = {}): PostgresPool {
   const maxNames = options.maxNames ?? 200;
-  // A batch of up to 19 command inserts or 85 initiations: more than 16 connections have in flight.
-  const maxParameters = options.maxParameters ?? 256;
+  const maxParameters = options.maxParameters ?? 40;
+  const rowStatements = options.rowStatements ?? new Set<string>();
+  const nameOf = (text: string) => `tlm_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
   const names = new Map<string, string>();
+  /** Names given to texts other than row statements: the ones `maxNames` bounds. */
+  let othersNamed = 0;
   const seenOnce = new Set<string>();
 
   const nameFor = (text: string, parameterCount: number): string | undefined => {
     const known = names.get(text);
     if (known !== undefined) return known;
-    if (names.size >= maxNames || parameterCount > maxParameters || !NAMEABLE.test(text)) return undefined;
+    if (rowStatements.has(text)) {
+      const name = nameOf(text);
+      names.set(text, name);
+      return name;
+    }
+    if (othersNamed >= maxNames || parameterCount > maxParameters || !NAMEABLE.test(text)) return undefined;
     if (!seenOnce.has(text)) {
       if (seenOnce.size < 10 * maxNames) seenOnce.add(text);
       return undefined;
     }
     seenOnce.delete(text);
-    const name = `tlm_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    const name = nameOf(text);
     names.set(text, name);
+    othersNamed += 1;
     return name;
   };
 
