@@ -7,8 +7,9 @@
  *   with that automaker (POST /commands, as a command creation must make), with nothing stored:
  *   the ceiling of any route that calls the automaker inside the request. The exchange goes
  *   through undici's dispatcher with a handler that only gathers the answer, as the service's
- *   (src/oem/http-exchange.ts) does: a floor on node:http's client (~45 µs an exchange against
- *   ~27, RESULTS.md's ninth step) would be slower than the route it is the ceiling of.
+ *   (src/oem/http-exchange.ts) does: on node:http's client (~45 µs an exchange against ~27,
+ *   RESULTS.md's ninth step) the floor's exchange would cost more than the service's own. An
+ *   answer other than 2xx with a status URL fails the request (500), which fails the run.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
@@ -28,11 +29,16 @@ if (oemUrl) {
   const headers = { 'content-type': 'application/json' };
   const exchange = () => new Promise((resolve, reject) => {
     const chunks = [];
+    let status = 0;
     agent.dispatch({ origin, path: '/commands', method: 'POST', headers, body: JSON.stringify({ id: randomUUID(), vin, command: 'diagnostics' }) }, {
       onRequestStart() {},
-      onResponseStart() {},
+      onResponseStart(_controller, statusCode) { status = statusCode; },
       onResponseData(_controller, chunk) { chunks.push(chunk); },
-      onResponseEnd() { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); },
+      onResponseEnd() {
+        const answer = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (status < 200 || status > 299 || typeof answer.status_url !== 'string') reject(new Error(`the automaker answered ${status}`));
+        else resolve(answer);
+      },
       onResponseError(_controller, error) { reject(error); },
     });
   });

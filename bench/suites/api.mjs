@@ -10,9 +10,11 @@
  * exchange a creation must make, nothing stored); and the service's own GET /healthz, a constant
  * through the same Fastify instance, request ids, metrics and request line as every route.
  *
- * The control: a second bare process, launched as the first, loaded and judged against it like the
- * service (A/A). Identical code, so its ratio's distance from 1 (and its rounds' spread, printed
- * in its name) is what chance alone moves a ratio by in this run: read a miss beside it.
+ * The control (A/A): a second bare process, launched as the first with the same routes and given
+ * the same three loads each round (each after the figure judged against the first's), judged
+ * against the first like the service. Identical code and history, so its ratios' distance from 1
+ * (and their rounds' spread, printed in their names) is what chance alone moves a ratio by in
+ * this run, load order included: read a miss beside it.
  *
  * Targets (issue 22 and issue 6):
  * - GET /healthz ≥ 0.85 of the bare constant: what the per-request plumbing costs, alone.
@@ -73,9 +75,10 @@ export async function run(ctx) {
     const vehicleJson = await fetch(`${service.url}/vehicle/${vin}`, { headers: { authorization: auth } }).then((res) => res.text());
     const floor = await startFloorServer({ logFile: log('floor'), oemUrl: `http://127.0.0.1:${cloudPort}`, vin, vehicleJson });
     running.push(floor);
-    // The control: a second bare process launched the same way, judged against the first as the
-    // service is. How far its ratio strays from 1 is how far a ratio moves by chance in this run.
-    const twin = await startFloorServer({ logFile: log('floor-twin') });
+    // The control: a second bare process launched as the first and given the same three loads each
+    // round, each judged against the first's as the service is (A/A). How far its ratios stray
+    // from 1 is how far a ratio moves by chance in this run.
+    const twin = await startFloorServer({ logFile: log('floor-twin'), oemUrl: `http://127.0.0.1:${cloudPort}`, vin, vehicleJson });
     running.push(twin);
     const created = await fetch(`${service.url}/vehicle-command`, {
       method: 'POST', headers: { authorization: auth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
@@ -89,13 +92,14 @@ export async function run(ctx) {
     const generator = (await wrkAvailable()) ? 'wrk' : undefined;
     if (generator === undefined) ctx.log('wrk is not installed: loading with autocannon (figures not comparable to RESULTS.md)');
     // Each floor runs right before the figures judged against it, so a round's ratio compares
-    // two runs of the same minute (pairedRatio).
+    // two runs of the same minute (pairedRatio); the twin's runs come after them, as the service's.
     const runs = [
       { name: 'floor', url: `${floor.url}/floor`, connections, pid: floor.pid },
       { name: 'healthz', url: `${service.url}/healthz`, connections, pid: service.pid },
-      { name: 'floor-twin', url: `${twin.url}/floor`, connections, pid: twin.pid },
+      { name: 'twin', url: `${twin.url}/floor`, connections, pid: twin.pid },
       { name: 'floor-vehicle', url: `${floor.url}/floor-vehicle`, connections, pid: floor.pid },
       { name: 'vehicle', url: `${service.url}/vehicle/${vin}`, headers: { authorization: auth }, connections, pid: service.pid },
+      { name: 'twin-vehicle', url: `${twin.url}/floor-vehicle`, connections, pid: twin.pid },
       { name: 'command-status', url: `${service.url}/vehicle-command/${created.id}`, headers: { authorization: auth }, connections },
       { name: 'vehicles', url: `${service.url}/vehicle`, headers: { authorization: auth }, connections },
       { name: 'command-pending', url: `${service.url}/vehicle-command/${pendingId}`, headers: { authorization: auth }, connections },
@@ -105,6 +109,7 @@ export async function run(ctx) {
         headers: { authorization: apiAuth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
         body: JSON.stringify({ vin, command: 'diagnostics' }),
       },
+      { name: 'twin-oem', url: `${twin.url}/floor-oem`, method: 'POST', connections, pid: twin.pid },
       {
         name: 'create', url: `${service.url}/vehicle-command`, method: 'POST', connections,
         headers: { authorization: auth, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
@@ -126,7 +131,9 @@ export async function run(ctx) {
     });
     const postgres = ctx.kind === 'postgres';
     return [
-      fig(`A/A: a second bare Fastify process vs the first, GET /floor (a ratio's chance in this run; rounds ${roundsRange(r, 'floor-twin', 'floor')})`, 'floor-twin', undefined, 'floor'),
+      fig(`A/A: a second bare process vs the first, GET /floor (a ratio's chance in this run; rounds ${roundsRange(r, 'twin', 'floor')})`, 'twin', undefined, 'floor'),
+      fig(`  the same, GET /floor-vehicle (rounds ${roundsRange(r, 'twin-vehicle', 'floor-vehicle')})`, 'twin-vehicle', undefined, 'floor-vehicle'),
+      fig(`  the same, POST /floor-oem (rounds ${roundsRange(r, 'twin-oem', 'floor-oem')})`, 'twin-oem', undefined, 'floor-oem'),
       fig('GET /healthz (the service\'s constant route: the per-request plumbing alone) vs a bare Fastify process, requests/s', 'healthz', { op: '>=', value: 0.85 }, 'floor'),
       fig('GET /vehicle/{vin}, requests/s', 'vehicle', { op: '>=', value: 0.5 }),
       fig('  the same vs a bare Fastify process serving the same JSON', 'vehicle', { op: '>=', value: 0.65 }, 'floor-vehicle'),
