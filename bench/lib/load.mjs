@@ -83,14 +83,17 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
  * ratio of two medians can pair a fast minute of one with a slow minute of the other.
  */
 export function pairedRatio(rates, name, floor) {
-  const a = rates[name].rounds;
-  const b = rates[floor].rounds;
-  return median(a.map((rps, i) => rps / b[i]));
+  return median(roundRatios(rates, name, floor));
 }
 
 /** The lowest and highest of the round ratios `pairedRatio` takes the median of, as `0.91–1.08`. */
 export function roundsRange(rates, name, floor) {
-  const b = rates[floor].rounds;
-  const ratios = rates[name].rounds.map((rps, i) => rps / b[i]);
+  const ratios = roundRatios(rates, name, floor);
   return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+}
+
+/** Each round's rate of kind `name` over the rate of kind `floor` in the same round. */
+function roundRatios(rates, name, floor) {
+  const b = rates[floor].rounds;
+  return rates[name].rounds.map((rps, i) => rps / b[i]);
 }

@@ -11,8 +11,7 @@ import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const VIN = ALPHA_VINS[0];
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 describe.each(DATABASE_KINDS)('a faulty automaker on %s', (kind) => {
   let svc: TestService;

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withPreparedStatements } from '../../src/store/postgres/prepared-statements.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 
+/** A text of 41 parameters, one over the default bound. */
+const SUM_OF_41 = `select ${Array.from({ length: 41 }, (_, i) => `$${i + 1}::int`).join(' + ')} as n`;
+
 describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements', () => {
   let database: TestDatabase;
   let pool: pg.Pool;
@@ -53,23 +56,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements'
   it('when a text is a row statement, then it is named at its first use whatever its parameter count, and other texts past the bound stay unnamed', async () => {
     const rows = Array.from({ length: 4 }, (_, r) => `(${Array.from({ length: 13 }, (__, c) => `$${r * 13 + c + 1}::int`).join(', ')})`);
     const rowText = `select count(*)::int as n from (values ${rows.join(', ')}) as given`;
-    const otherText = `select ${Array.from({ length: 41 }, (_, i) => `$${i + 1}::int`).join(' + ')} as n`;
     const prepared = await session(async (c) => {
       // The budget for other texts spent first: row statements do not count against it.
       for (const filler of ['select 1 as a', 'select 2 as a', 'select 3 as a']) for (let i = 0; i < 2; i += 1) await c.query(filler, []);
       expect((await c.query<{ n: number }>(rowText, Array.from({ length: 52 }, (_, i) => i))).rows[0]!.n).toBe(4);
-      for (let i = 0; i < 2; i += 1) await c.query(otherText, Array.from({ length: 41 }, () => 1));
+      for (let i = 0; i < 2; i += 1) await c.query(SUM_OF_41, Array.from({ length: 41 }, () => 1));
     }, { maxNames: 3, rowStatements: new Set([rowText]) });
     expect(prepared).toContain(rowText);
-    expect(prepared).not.toContain(otherText);
+    expect(prepared).not.toContain(SUM_OF_41);
   });
 
   it('when a text of 41 parameters recurs with the default bounds, then it is not named', async () => {
-    const text = `select ${Array.from({ length: 41 }, (_, i) => `$${i + 1}::int`).join(' + ')} as n`;
     const prepared = await session(async (c) => {
-      for (let i = 0; i < 3; i += 1) expect((await c.query<{ n: number }>(text, Array.from({ length: 41 }, () => 1))).rows[0]!.n).toBe(41);
+      for (let i = 0; i < 3; i += 1) expect((await c.query<{ n: number }>(SUM_OF_41, Array.from({ length: 41 }, () => 1))).rows[0]!.n).toBe(41);
     }, {});
-    expect(prepared).not.toContain(text);
+    expect(prepared).not.toContain(SUM_OF_41);
   });
 
   it('when more distinct texts recur than the bound, then the extra ones simply run unnamed', async () => {
