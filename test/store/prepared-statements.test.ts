@@ -73,6 +73,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL prepared statements'
     expect(prepared).not.toContain(SUM_OF_41);
   });
 
+  it('when many texts were each seen only once, then a text that recurs after them is still named', async () => {
+    const recurring = 'select 99 as late';
+    const prepared = await session(async (c) => {
+      // maxNames 3: at most 30 texts are remembered as seen once.
+      for (let i = 0; i < 31; i += 1) await c.query(`select ${i} as once`, []);
+      for (let i = 0; i < 2; i += 1) await c.query(recurring, []);
+    });
+    expect(prepared).toContain(recurring);
+  });
+
   it('when more distinct texts recur than the bound, then the extra ones simply run unnamed', async () => {
     const texts = ['select 10 as a', 'select 11 as a', 'select 12 as a', 'select 13 as a', 'select 14 as a'];
     const prepared = await session(async (c) => {

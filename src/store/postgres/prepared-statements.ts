@@ -50,7 +50,10 @@ export function withPreparedStatements(pool: pg.Pool, options: PreparedStatement
     }
     if (othersNamed >= maxNames || parameterCount > maxParameters || !NAMEABLE.test(text)) return undefined;
     if (!seenOnce.has(text)) {
-      if (seenOnce.size < 10 * maxNames) seenOnce.add(text);
+      // Full of texts that never came back: forget them all, rather than stop noticing new ones
+      // for the rest of the process (a text that recurs is seen twice again soon enough).
+      if (seenOnce.size >= 10 * maxNames) seenOnce.clear();
+      seenOnce.add(text);
       return undefined;
     }
     seenOnce.delete(text);
