@@ -4,7 +4,8 @@
  * then only binds. What is never named: statements other than select/insert/update/delete/with
  * (DDL such as partition creation), texts with more than `maxParameters` parameters (long `in`
  * lists or bulk VALUES, whose text varies with their input), and anything past `maxNames`
- * distinct texts, so a connection's prepared set stays small.
+ * distinct texts, so a connection's prepared set stays small. Texts seen once are remembered up to
+ * 10 × `maxNames`, then forgotten together: a text seen just before that needs two more uses.
  *
  * The exception is `rowStatements`: the group commit's row statements (compiled-query.ts), one
  * text per row count up to 16 rows. They are the request path's writes and recur by construction,
