@@ -21,6 +21,7 @@ import type { Keyring } from './security/keyring.js';
 import { migrateToLatest } from './store/migrate.js';
 import { unreachableMessage } from './store/classify-error.js';
 import { openStore } from './store/open-store.js';
+import { backgroundWritesSettled } from './store/write-batcher.js';
 import type { StoreConnection } from './store/connection.js';
 import { defaultKeysFile, gatewaySettingsOf, ingestQueueSettingsOf, tripSettingsOf } from './config.js';
 import type { IngestQueue } from './queue/ingest-queue.js';
@@ -134,6 +135,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await simulation?.stop();
       await gateway?.close();
       await app?.close();
+      // Status URLs of commands already answered `Pending` (create-command.ts).
+      await backgroundWritesSettled(store);
       await ops?.close();
       await writers?.stop();
       await queue?.close();

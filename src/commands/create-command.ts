@@ -5,6 +5,7 @@
  * point leaves a row the worker finishes (at worst as `Command timeout.`).
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { VehicleCommandAnswer } from '@telematics/contract';
 import { allows, parseNameSet } from '../domain/capabilities.js';
 import { CONFIRMED_COMMANDS, isKnownCommand } from '../domain/command-catalogue.js';
@@ -24,10 +25,11 @@ import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import {
   countWrongCode, findCommand, finishCommandRows, insertCommand, insertCommands, listConfirmations, markInitiatedRows, useConfirmation, type CommandRow,
+  type Initiation,
 } from '../store/commands-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { batchedRows } from '../store/write-batcher.js';
+import { batchedRows, batchedRowsInBackground } from '../store/write-batcher.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
 import { verifyCommandSignature } from './verify-command-signature.js';
 
@@ -37,6 +39,8 @@ export interface CommandServiceDeps {
   readonly connectors: ConnectorLookup;
   /** How long a command may stay Pending before it ends as `Command timeout.`. */
   readonly commandTimeoutMs: number;
+  /** Where a status URL that could not be stored is reported. */
+  readonly logger: Pick<Logger, 'error'>;
 }
 
 /** The answer's shape is the contract's: clients read the same type. */
@@ -117,7 +121,7 @@ export async function createCommand(
     const connector = deps.connectors.for({ connector: target.connector!, base_url: target.baseUrl });
     const { statusUrl } = await connector.initiate({ commandId: record.id, vin: record.vin, command: record.command });
     const firstPoll = clock.now() + FIRST_POLL_MS;
-    await batchedRows(deps.store, markInitiatedRows, { id: record.id, statusUrl, firstPoll });
+    await storeInitiation(deps, { id: record.id, statusUrl, firstPoll });
     return { ...base, status: 'Pending', created: formatSpacedLocal(record.created_at) };
   } catch (error) {
     if (!(error instanceof OemFailure)) throw error;
@@ -126,6 +130,24 @@ export async function createCommand(
     await batchedRows(deps.store, finishCommandRows, { id: record.id, status: 'Error', detail, now: at });
     return { ...base, status: 'Error', detail };
   }
+}
+
+/**
+ * On PostgreSQL the answer does not wait for the status URL's commit (D6 asks for the automaker's
+ * status URL before `Pending`, not for its commit), and what a crash can leave is unchanged: a
+ * crash between the automaker's acceptance and that commit left, and leaves, a `Pending` command
+ * without a status URL, which ends as `Command timeout.` at its deadline; only the answer comes
+ * sooner (before, a client cut off there got no answer, and its retry could send the command
+ * again). Unwaited, these writes gather (7.9 rows a statement against 3.0) and commit while the
+ * answers go out: creations/s ×1.15 and ×1.19 in two side-by-side runs (bench/RESULTS.md, "Issue
+ * 22, eighteenth step"). SQLite's in-process commit is still waited for: not waiting measured
+ * ×0.91–0.94 there. A clean stop waits for the writes (service.ts). Either way a failed write
+ * fails the command, not the request.
+ */
+function storeInitiation(deps: CommandServiceDeps, initiation: Initiation): Promise<void> {
+  return batchedRowsInBackground(deps.store, markInitiatedRows, initiation, (error) => {
+    deps.logger.error({ err: error, commandId: initiation.id }, 'a command\'s status URL could not be stored: it ends as `Command timeout.` at its deadline');
+  });
 }
 
 async function startConfirmation(deps: CommandServiceDeps, principal: Principal, vin: string, oem: string, command: string, now: number): Promise<CreationResponse> {

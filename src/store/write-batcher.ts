@@ -26,6 +26,13 @@
  * `batchedWrite` work keep the shared transaction: there can be up to MAX_BATCH such units, more
  * than the pool has connections. SQLite keeps it always: one WAL commit, and its writers take
  * turns anyway.
+ *
+ * `batchedRowsInBackground` is for a row its caller may answer before (a command's status URL:
+ * see create-command.ts). On PostgreSQL such rows go to the database one batch at a time, so they
+ * gather while the one before commits: under load one statement and commit carries many rows, and
+ * no request waits for it. On SQLite they are ordinary rows of the turn's group commit, waited for.
+ * `backgroundWritesSettled` resolves once every one queued so far has committed or failed; a
+ * process stops only after it (service.ts), or a clean stop would drop them.
  */
 import type { Db, StoreConnection } from './connection.js';
 import { appendEventsLast } from './events-queries.js';
@@ -46,6 +53,12 @@ class WriteBatcher {
   readonly #concurrentWriters: boolean;
   #queue: (Work | Row)[] = [];
   #scheduled = false;
+  /** PostgreSQL's background rows waiting for the batch being written (`#backgroundBusy`). */
+  #background: Row[] = [];
+  #backgroundBusy = false;
+  /** Background rows not yet committed or failed, and who waits for there to be none. */
+  #backgroundOutstanding = 0;
+  #settledWaiters: (() => void)[] = [];
 
   constructor(store: StoreConnection) {
     this.#db = store.db;
@@ -58,6 +71,36 @@ class WriteBatcher {
       this.#scheduled = true;
       setImmediate(() => void this.#flush());
     }
+  }
+
+  enqueueBackground(row: Row): void {
+    this.#backgroundOutstanding += 1;
+    const settled = () => {
+      this.#backgroundOutstanding -= 1;
+      if (this.#backgroundOutstanding === 0) for (const wake of this.#settledWaiters.splice(0)) wake();
+    };
+    const item: Row = { ...row, resolve: (value) => { row.resolve(value); settled(); }, reject: (error) => { row.reject(error); settled(); } };
+    // SQLite commits in this process and its caller waits: the row joins the turn's group commit.
+    if (!this.#concurrentWriters) return this.enqueue(item);
+    this.#background.push(item);
+    if (!this.#backgroundBusy) void this.#writeBackground();
+  }
+
+  backgroundSettled(): Promise<void> {
+    if (this.#backgroundOutstanding === 0) return Promise.resolve();
+    return new Promise((resolve) => { this.#settledWaiters.push(resolve); });
+  }
+
+  /** One background batch at a time, each into the next group commit like any row; never rejects. */
+  async #writeBackground(): Promise<void> {
+    this.#backgroundBusy = true;
+    while (this.#background.length > 0) {
+      const rows = this.#background.splice(0, MAX_BATCH);
+      await Promise.all(rows.map((row) => new Promise<void>((written) => {
+        this.enqueue({ ...row, resolve: (value) => { row.resolve(value); written(); }, reject: (error) => { row.reject(error); written(); } });
+      })));
+    }
+    this.#backgroundBusy = false;
   }
 
   async #flush(): Promise<void> {
@@ -152,4 +195,23 @@ export function batchedRows<R, T>(store: StoreConnection, statement: RowsStateme
   return new Promise<T>((resolve, reject) => {
     batcherOf(store).enqueue({ statement: statement as RowsStatement<unknown, unknown>, row, resolve: resolve as (v: unknown) => void, reject });
   });
+}
+
+/**
+ * Writes `row` with `statement` for a caller that may answer before it commits (see the header).
+ * Resolves when the caller may answer: on PostgreSQL at once, the row written in the background
+ * one batch at a time; on SQLite once committed (its commits are in this process, and answering
+ * before them measured slower, not faster). Never rejects: a failure goes to `failed`.
+ */
+export function batchedRowsInBackground<R>(store: StoreConnection, statement: RowsStatement<R, unknown>, row: R, failed: (error: unknown) => void): Promise<void> {
+  const committed = new Promise<unknown>((resolve, reject) => {
+    batcherOf(store).enqueueBackground({ statement: statement as RowsStatement<unknown, unknown>, row, resolve, reject });
+  });
+  const reported = committed.then(() => undefined, failed);
+  return store.capabilities.concurrentWriters ? Promise.resolve() : reported;
+}
+
+/** Resolves once every background row queued so far for `store` has committed or failed. */
+export function backgroundWritesSettled(store: StoreConnection): Promise<void> {
+  return batchers.get(store)?.backgroundSettled() ?? Promise.resolve();
 }

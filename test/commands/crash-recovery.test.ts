@@ -4,6 +4,7 @@
  * The automaker cloud lives in the test process, so it outlives the service like a real one.
  */
 import type { ChildProcess } from 'node:child_process';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
@@ -12,6 +13,7 @@ import { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
 import { SimulatedVehicle } from '../../src/sim/simulated-vehicle.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
+import type { Db } from '../../src/store/connection.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { sign } from '../support/command-client.js';
@@ -76,6 +78,10 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
         ids.push(body.id);
       }
     }
+    // Killed once each status URL is stored: the answer does not wait for that commit, and a
+    // command killed before it ends as `Command timeout.` (create-command.ts); the test below
+    // shows a clean stop waits for it.
+    await statusUrlsStored(ids);
     const killed = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGKILL');
     await killed;
@@ -98,4 +104,59 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     // Initiated once each before the crash; the restart only polled.
     for (const id of ids) expect(cloud.received.filter((r) => r.id === id)).toHaveLength(1);
   }, 60_000);
+
+  it.runIf(kind === 'postgres')('when the service is stopped (SIGTERM) right after answering, then it stores every status URL before it exits', async () => {
+    // Each status URL's update takes 0.3 s, so at the signal the first is still being written
+    // and the others wait behind it.
+    await withStore((db) => sql`create or replace function slow_status_url() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return new; end $$`.execute(db));
+    await withStore((db) => sql`create trigger slow_status_url before update of status_url on commands for each row execute function slow_status_url()`.execute(db));
+    // The test above leaves its restarted service running: stopped, so only this one serves.
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    try {
+      const served = await serve(env, database.url);
+      child = served.child;
+      const tokenRes = await fetch(`${served.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=crash-app&client_secret=${SECRET}` });
+      const { token } = (await tokenRes.json()) as { token: string };
+      const ids: string[] = [];
+      for (const vin of VINS) {
+        const res = await fetch(`${served.url}/vehicle-command`, {
+          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-signature': sign(SIGN, vin, 'diagnostics') },
+          body: JSON.stringify({ vin, command: 'diagnostics' }),
+        });
+        const body = (await res.json()) as { id: string; status: string };
+        expect(body.status).toBe('Pending');
+        ids.push(body.id);
+      }
+      const stopped = await served.stop('SIGTERM');
+      expect(stopped.code).toBe(0);
+      const rows = await withStore((db) => db.selectFrom('commands').select(['id', 'status_url']).where('id', 'in', ids).execute());
+      expect(rows.filter((r) => r.status_url !== null).map((r) => r.id).sort()).toEqual([...ids].sort());
+    } finally {
+      await withStore((db) => sql`drop trigger if exists slow_status_url on commands`.execute(db));
+    }
+  }, 60_000);
+
+  async function withStore<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    const store = openStore(database.url, { poolSize: 1 });
+    try {
+      return await work(store.db);
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** Waits (up to 5 s) until every command of `ids` has its status URL. */
+  async function statusUrlsStored(ids: readonly string[]) {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const stored = await withStore((db) => db.selectFrom('commands').select('id').where('id', 'in', ids).where('status_url', 'is not', null).execute());
+      if (stored.length === ids.length) return;
+      if (Date.now() > deadline) throw new Error(`${ids.length - stored.length} status URLs not stored after 5 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { batchedRows, batchedWrite, type RowsStatement } from '../../src/store/write-batcher.js';
+import { backgroundWritesSettled, batchedRows, batchedRowsInBackground, batchedWrite, type RowsStatement } from '../../src/store/write-batcher.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
@@ -93,6 +93,51 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
     expect(calls).toEqual(shared ? [2, 2, 1, 1] : [2, 1, 1]);
     expect(otherCalls).toEqual(shared ? [1, 1] : [1]);
     expect((await labels()).filter(idsIn(2030, 2040))).toEqual(['2031:a', '2033:c']);
+  });
+
+  /** A background row; its failures collected in `failures`. */
+  const failures: unknown[] = [];
+  const inBackground = (statement: RowsStatement<{ id: number; label: string }, number>, id: number, label: string) =>
+    batchedRowsInBackground(store, statement, { id, label }, (error) => failures.push(error));
+
+  it.runIf(kind === 'postgres')('when background rows arrive on PostgreSQL while one background batch commits, then their callers may answer at once, the rows go together in the next batch, and the settled promise waits for both', async () => {
+    calls.length = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let first = true;
+    const holdingFirst: RowsStatement<{ id: number; label: string }, number> = async (db, rows) => {
+      if (first) { first = false; await held; }
+      return insertRows(db, rows);
+    };
+    await inBackground(holdingFirst, 2051, 'a');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the first batch is in its statement
+    await Promise.all([2052, 2053, 2054].map((id) => inBackground(holdingFirst, id, 'b')));
+    let settled = false;
+    const allSettled = backgroundWritesSettled(store).then(() => { settled = true; });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual([]);
+    expect(settled).toBe(false);
+    release();
+    await allSettled;
+    expect(calls).toEqual([1, 3]);
+    expect((await labels()).filter(idsIn(2050, 2060))).toEqual(['2051:a', '2052:b', '2053:b', '2054:b']);
+  });
+
+  it.runIf(kind === 'sqlite')('when a background row is written on SQLite, then its caller may answer once it is committed, in the turn\'s group commit', async () => {
+    calls.length = 0;
+    const [background] = [inBackground(insertRows, 2055, 'a'), insertRow(2056, 'b')];
+    await background;
+    expect((await labels()).filter(idsIn(2050, 2060))).toEqual(['2055:a', '2056:b']);
+    expect(calls).toEqual([2]);
+  });
+
+  it('when a background row fails, then only it is reported, the others are stored, and nothing is left to settle', async () => {
+    failures.length = 0;
+    await Promise.all([2061, 2001, 2063].map((id) => inBackground(insertRows, id, 'c')));
+    await backgroundWritesSettled(store);
+    expect(failures).toHaveLength(1);
+    expect((await labels()).filter(idsIn(2060, 2070))).toEqual(['2061:c', '2063:c']);
+    await backgroundWritesSettled(other); // a store that never had one
   });
 
   it.runIf(kind === 'postgres')('when a batch holds only row statements on PostgreSQL, then each commits on its own while the others still run', async () => {

@@ -1,6 +1,7 @@
 /** Signing and sending commands the way a client application does (HMAC of the canonical body). */
 import { createHmac } from 'node:crypto';
 import { canonicalCommandBody } from '../../src/domain/command-signature.js';
+import { backgroundWritesSettled } from '../../src/store/write-batcher.js';
 import type { TestResponse, TestService } from './test-service.js';
 
 export const sign = (secret: string, vin: string, command: string) =>
@@ -14,11 +15,15 @@ export interface CommandClient {
 export function commandClient(svc: TestService, token: string, signSecret: string): CommandClient {
   const auth = { authorization: `Bearer ${token}` };
   return {
-    send(body, signature) {
+    async send(body, signature) {
       const sig = signature === undefined
         ? sign(signSecret, String(body.vin), String(body.command))
         : signature;
-      return svc.request('POST', '/vehicle-command', { json: body, headers: { ...auth, ...(sig === null ? {} : { 'x-signature': sig }) } });
+      const res = await svc.request('POST', '/vehicle-command', { json: body, headers: { ...auth, ...(sig === null ? {} : { 'x-signature': sig }) } });
+      // A Pending answer goes out before its status URL commits (create-command.ts): tests read
+      // the command as a worker would find it a moment later.
+      await backgroundWritesSettled(svc.store);
+      return res;
     },
     status: (id) => svc.request('GET', `/vehicle-command/${id}`, { headers: auth }),
   };
