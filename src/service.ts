@@ -135,8 +135,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await simulation?.stop();
       await gateway?.close();
       await app?.close();
-      // Status URLs of commands already answered `Pending` (create-command.ts).
-      await backgroundWritesSettled(store);
+      // Status URLs of commands already answered `Pending` (create-command.ts), within a bound: a
+      // write held by a lock must not keep the process from stopping.
+      const unwritten = await backgroundWritesSettled(store, STATUS_URL_SETTLE_MS);
+      if (unwritten > 0) logger.warn({ unwritten }, 'status URLs still being written at stop: those commands end as `Command timeout.`');
       await ops?.close();
       await writers?.stop();
       await queue?.close();
@@ -237,6 +239,8 @@ function loadKeys(config: ServiceConfig, logger: Logger): Keyring {
 }
 
 const WEBHOOK_SETTLE_MS = 5000;
+/** Longest a stop waits for status URLs still being written. */
+const STATUS_URL_SETTLE_MS = 10_000;
 /** Receivers see who calls them; the version is the interface's (openapi.ts). */
 const WEBHOOK_USER_AGENT = 'telematics-webhooks/0.1';
 /** Sends webhooks from `--webhook-send-threads` threads, or from the dispatcher's own with 0. */

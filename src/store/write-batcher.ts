@@ -2,7 +2,7 @@
  * Group commit for small, independent writes made by many requests at once (a command's insert,
  * its status URL, its outcome). Writes queued during one turn of the event loop go to the
  * database together, and each caller's promise settles only after they commit, so nothing is
- * acknowledged before it is durable. One commit instead of one per write: on SQLite each commit
+ * acknowledged before it is durable (background rows, below, are the one exception). One commit instead of one per write: on SQLite each commit
  * appends to the WAL, on PostgreSQL each one waits for a flush.
  *
  * Two kinds of write share a batch:
@@ -20,8 +20,8 @@
  * chain of round trips (bench/RESULTS.md, "Issue 22, tenth step"). Each row statement is whole on
  * its own (one statement, or its own transaction when it appends events; only rows naming one
  * command twice, which no caller queues, are written one by one), and the callers' units of one
- * batch name different rows (a caller awaits each write before its next); were two to meet on a
- * row, they would wait on its lock as two requests do. Such a batch takes one pool connection per
+ * batch name different rows (a caller awaits each write before its next, and a creation's
+ * background status URL is its last write); were two to meet on a row, they would wait on its lock as two requests do. Such a batch takes one pool connection per
  * statement it holds, three at most today (a new row statement adds one). Batches with
  * `batchedWrite` work keep the shared transaction: there can be up to MAX_BATCH such units, more
  * than the pool has connections. SQLite keeps it always: one WAL commit, and its writers take
@@ -30,9 +30,11 @@
  * `batchedRowsInBackground` is for a row its caller may answer before (a command's status URL:
  * see create-command.ts). On PostgreSQL such rows go to the database one batch at a time, so they
  * gather while the one before commits: under load one statement and commit carries many rows, and
- * no request waits for it. On SQLite they are ordinary rows of the turn's group commit, waited for.
- * `backgroundWritesSettled` resolves once every one queued so far has committed or failed; a
- * process stops only after it (service.ts), or a clean stop would drop them.
+ * no request waits for it, unless a whole batch is already waiting (MAX_BATCH rows: the database
+ * is not keeping up, and callers then wait for their commit rather than pile up). On SQLite they
+ * are ordinary rows of the turn's group commit, waited for. `backgroundWritesSettled` resolves
+ * once no background row is left uncommitted (or after a bound, with how many were); a process
+ * stops only after it (service.ts), or a clean stop would drop them.
  */
 import type { Db, StoreConnection } from './connection.js';
 import { appendEventsLast } from './events-queries.js';
@@ -73,7 +75,8 @@ class WriteBatcher {
     }
   }
 
-  enqueueBackground(row: Row): void {
+  /** True when the caller must wait for the commit: SQLite, or a full batch already waiting. */
+  enqueueBackground(row: Row): boolean {
     this.#backgroundOutstanding += 1;
     const settled = () => {
       this.#backgroundOutstanding -= 1;
@@ -81,14 +84,22 @@ class WriteBatcher {
     };
     const item: Row = { ...row, resolve: (value) => { row.resolve(value); settled(); }, reject: (error) => { row.reject(error); settled(); } };
     // SQLite commits in this process and its caller waits: the row joins the turn's group commit.
-    if (!this.#concurrentWriters) return this.enqueue(item);
+    if (!this.#concurrentWriters) {
+      this.enqueue(item);
+      return true;
+    }
     this.#background.push(item);
     if (!this.#backgroundBusy) void this.#writeBackground();
+    return this.#background.length > MAX_BATCH;
   }
 
-  backgroundSettled(): Promise<void> {
-    if (this.#backgroundOutstanding === 0) return Promise.resolve();
-    return new Promise((resolve) => { this.#settledWaiters.push(resolve); });
+  /** Resolves with 0 once no background row is outstanding, or after `withinMs` with how many are. */
+  backgroundSettled(withinMs: number): Promise<number> {
+    if (this.#backgroundOutstanding === 0) return Promise.resolve(0);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(this.#backgroundOutstanding), withinMs);
+      this.#settledWaiters.push(() => { clearTimeout(timer); resolve(0); });
+    });
   }
 
   /** One background batch at a time, each into the next group commit like any row; never rejects. */
@@ -200,18 +211,24 @@ export function batchedRows<R, T>(store: StoreConnection, statement: RowsStateme
 /**
  * Writes `row` with `statement` for a caller that may answer before it commits (see the header).
  * Resolves when the caller may answer: on PostgreSQL at once, the row written in the background
- * one batch at a time; on SQLite once committed (its commits are in this process, and answering
- * before them measured slower, not faster). Never rejects: a failure goes to `failed`.
+ * one batch at a time (once committed when a full batch is already waiting); on SQLite once
+ * committed (its commits are in this process, and answering before them measured slower, not
+ * faster). Never rejects: a failure goes to `failed`.
  */
 export function batchedRowsInBackground<R>(store: StoreConnection, statement: RowsStatement<R, unknown>, row: R, failed: (error: unknown) => void): Promise<void> {
+  let wait = false;
   const committed = new Promise<unknown>((resolve, reject) => {
-    batcherOf(store).enqueueBackground({ statement: statement as RowsStatement<unknown, unknown>, row, resolve, reject });
+    wait = batcherOf(store).enqueueBackground({ statement: statement as RowsStatement<unknown, unknown>, row, resolve, reject });
   });
-  const reported = committed.then(() => undefined, failed);
-  return store.capabilities.concurrentWriters ? Promise.resolve() : reported;
+  // Nobody may be waiting for this promise: a throwing report must not become an unhandled rejection.
+  const reported = committed.then(() => undefined, (error: unknown) => { try { failed(error); } catch { /* reported as far as it could be */ } });
+  return wait ? reported : Promise.resolve();
 }
 
-/** Resolves once every background row queued so far for `store` has committed or failed. */
-export function backgroundWritesSettled(store: StoreConnection): Promise<void> {
-  return batchers.get(store)?.backgroundSettled() ?? Promise.resolve();
+/**
+ * Resolves with 0 once no background row of `store` is left uncommitted (each committed or
+ * failed), or after `withinMs` with the number still outstanding.
+ */
+export function backgroundWritesSettled(store: StoreConnection, withinMs = 10_000): Promise<number> {
+  return batchers.get(store)?.backgroundSettled(withinMs) ?? Promise.resolve(0);
 }

@@ -105,40 +105,90 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     for (const id of ids) expect(cloud.received.filter((r) => r.id === id)).toHaveLength(1);
   }, 60_000);
 
-  it.runIf(kind === 'postgres')('when the service is stopped (SIGTERM) right after answering, then it stores every status URL before it exits', async () => {
-    // Each status URL's update takes 0.3 s, so at the signal the first is still being written
-    // and the others wait behind it.
-    await withStore((db) => sql`create or replace function slow_status_url() returns trigger language plpgsql as $$ begin perform pg_sleep(0.3); return new; end $$`.execute(db));
-    await withStore((db) => sql`create trigger slow_status_url before update of status_url on commands for each row execute function slow_status_url()`.execute(db));
-    // The test above leaves its restarted service running: stopped, so only this one serves.
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
+  it.runIf(kind === 'postgres')('when the service is stopped (SIGTERM) while status URLs are still being written, then it waits for them before it exits', async () => {
+    await stopLeftover();
+    const held = await holdStatusUrls();
     try {
-      const served = await serve(env, database.url);
-      child = served.child;
-      const tokenRes = await fetch(`${served.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=crash-app&client_secret=${SECRET}` });
-      const { token } = (await tokenRes.json()) as { token: string };
-      const ids: string[] = [];
-      for (const vin of VINS) {
-        const res = await fetch(`${served.url}/vehicle-command`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-signature': sign(SIGN, vin, 'diagnostics') },
-          body: JSON.stringify({ vin, command: 'diagnostics' }),
-        });
-        const body = (await res.json()) as { id: string; status: string };
-        expect(body.status).toBe('Pending');
-        ids.push(body.id);
-      }
-      const stopped = await served.stop('SIGTERM');
-      expect(stopped.code).toBe(0);
+      const { served, ids } = await serveAndCreate(VINS);
+      const stopping = served.stop('SIGTERM');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(served.child.exitCode).toBeNull(); // the first URL's update waits for the lock, the others behind it
+      await held.release();
+      expect((await stopping).code).toBe(0);
       const rows = await withStore((db) => db.selectFrom('commands').select(['id', 'status_url']).where('id', 'in', ids).execute());
       expect(rows.filter((r) => r.status_url !== null).map((r) => r.id).sort()).toEqual([...ids].sort());
     } finally {
-      await withStore((db) => sql`drop trigger if exists slow_status_url on commands`.execute(db));
+      await held.release();
     }
   }, 60_000);
+
+  it.runIf(kind === 'postgres')('when the service is killed after answering and before a status URL is written, then that command is left Pending without one (so it ends as Command timeout.) and the automaker received it once', async () => {
+    await stopLeftover();
+    const held = await holdStatusUrls();
+    let ids: string[];
+    try {
+      // The first URL's update is sent and waits for the lock; the second waits in the process.
+      const created = await serveAndCreate(VINS.slice(0, 2));
+      ids = created.ids;
+      const killed = new Promise((resolve) => created.served.child.once('exit', resolve));
+      created.served.child.kill('SIGKILL');
+      await killed;
+    } finally {
+      await held.release();
+    }
+    const last = await withStore((db) => db.selectFrom('commands').select(['status', 'status_url', 'next_poll_at']).where('id', '=', ids[1]!).executeTakeFirstOrThrow());
+    expect(last).toEqual({ status: 'Pending', status_url: null, next_poll_at: null });
+    expect(cloud.received.filter((r) => r.id === ids[1])).toHaveLength(1);
+  }, 60_000);
+
+  /** The service a test above left running is stopped, so only the next one serves. */
+  async function stopLeftover() {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** `serve` on the test database, and one `diagnostics` command created per VIN, each answered Pending. */
+  async function serveAndCreate(vins: readonly string[]) {
+    const served = await serve(env, database.url);
+    child = served.child;
+    const tokenRes = await fetch(`${served.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=crash-app&client_secret=${SECRET}` });
+    const { token } = (await tokenRes.json()) as { token: string };
+    const ids: string[] = [];
+    for (const vin of vins) {
+      const res = await fetch(`${served.url}/vehicle-command`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-signature': sign(SIGN, vin, 'diagnostics') },
+        body: JSON.stringify({ vin, command: 'diagnostics' }),
+      });
+      const body = (await res.json()) as { id: string; status: string };
+      expect(body.status).toBe('Pending');
+      ids.push(body.id);
+    }
+    return { served, ids };
+  }
+
+  /**
+   * Until `release`, every update that sets a status URL waits (PostgreSQL): a trigger takes an
+   * advisory lock this test holds on a connection of its own.
+   */
+  async function holdStatusUrls(): Promise<{ release(): Promise<void> }> {
+    const holder = openStore(database.url, { poolSize: 1 });
+    await sql`select pg_advisory_lock(4242)`.execute(holder.db);
+    await withStore(async (db) => {
+      await sql`create or replace function held_status_url() returns trigger language plpgsql as $$ begin perform pg_advisory_xact_lock(4242); return new; end $$`.execute(db);
+      await sql`create trigger held_status_url before update of status_url on commands for each row execute function held_status_url()`.execute(db);
+    });
+    let released = false;
+    return {
+      async release() {
+        if (released) return;
+        released = true;
+        await holder.close(); // ends its session, and with it the lock
+        await withStore((db) => sql`drop trigger if exists held_status_url on commands`.execute(db));
+      },
+    };
+  }
 
   async function withStore<T>(work: (db: Db) => Promise<T>): Promise<T> {
     const store = openStore(database.url, { poolSize: 1 });
@@ -151,12 +201,17 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
 
   /** Waits (up to 5 s) until every command of `ids` has its status URL. */
   async function statusUrlsStored(ids: readonly string[]) {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const stored = await withStore((db) => db.selectFrom('commands').select('id').where('id', 'in', ids).where('status_url', 'is not', null).execute());
-      if (stored.length === ids.length) return;
-      if (Date.now() > deadline) throw new Error(`${ids.length - stored.length} status URLs not stored after 5 s`);
-      await new Promise((r) => setTimeout(r, 20));
+    const store = openStore(database.url, { poolSize: 1 });
+    try {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const stored = await store.db.selectFrom('commands').select('id').where('id', 'in', ids).where('status_url', 'is not', null).execute();
+        if (stored.length === ids.length) return;
+        if (Date.now() > deadline) throw new Error(`${ids.length - stored.length} status URLs not stored after 5 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await store.close();
     }
   }
 });

@@ -100,8 +100,8 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
   const inBackground = (statement: RowsStatement<{ id: number; label: string }, number>, id: number, label: string) =>
     batchedRowsInBackground(store, statement, { id, label }, (error) => failures.push(error));
 
-  it.runIf(kind === 'postgres')('when background rows arrive on PostgreSQL while one background batch commits, then their callers may answer at once, the rows go together in the next batch, and the settled promise waits for both', async () => {
-    calls.length = 0;
+  /** `insertRows`, whose first call waits until `release`. */
+  function firstCallHeld() {
     let release!: () => void;
     const held = new Promise<void>((resolve) => { release = resolve; });
     let first = true;
@@ -109,6 +109,12 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
       if (first) { first = false; await held; }
       return insertRows(db, rows);
     };
+    return { holdingFirst, release };
+  }
+
+  it.runIf(kind === 'postgres')('when background rows arrive on PostgreSQL while one background batch commits, then their callers may answer at once, the rows go together in the next batch, and the settled promise waits for both', async () => {
+    calls.length = 0;
+    const { holdingFirst, release } = firstCallHeld();
     await inBackground(holdingFirst, 2051, 'a');
     await new Promise((resolve) => setTimeout(resolve, 20)); // the first batch is in its statement
     await Promise.all([2052, 2053, 2054].map((id) => inBackground(holdingFirst, id, 'b')));
@@ -125,10 +131,35 @@ describe.each(DATABASE_KINDS)('group commit on %s', (kind) => {
 
   it.runIf(kind === 'sqlite')('when a background row is written on SQLite, then its caller may answer once it is committed, in the turn\'s group commit', async () => {
     calls.length = 0;
-    const [background] = [inBackground(insertRows, 2055, 'a'), insertRow(2056, 'b')];
+    const [background, other] = [inBackground(insertRows, 2055, 'a'), insertRow(2056, 'b')];
     await background;
     expect((await labels()).filter(idsIn(2050, 2060))).toEqual(['2055:a', '2056:b']);
     expect(calls).toEqual([2]);
+    await other;
+  });
+
+  it.runIf(kind === 'postgres')('when a whole batch of background rows is already waiting on PostgreSQL, then the next caller waits for its commit, and every row is stored', async () => {
+    calls.length = 0;
+    const { holdingFirst, release } = firstCallHeld();
+    await inBackground(holdingFirst, 3000, 'a');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const ids = Array.from({ length: 257 }, (_, i) => 3001 + i);
+    const answered = ids.map((id) => inBackground(holdingFirst, id, 'b'));
+    await Promise.all(answered.slice(0, 256)); // a batch's worth may answer at once
+    let lastAnswered = false;
+    void answered[256]!.then(() => { lastAnswered = true; });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lastAnswered).toBe(false);
+    release();
+    await answered[256];
+    await backgroundWritesSettled(store);
+    expect(calls).toEqual([1, 256, 1]);
+    expect((await labels()).filter(idsIn(3000, 3300))).toHaveLength(258);
+  });
+
+  it('when a failure report itself throws, then nothing else fails', async () => {
+    await batchedRowsInBackground(store, insertRows, { id: 2001, label: 'duplicate' }, () => { throw new Error('the report failed'); });
+    expect(await backgroundWritesSettled(store)).toBe(0);
   });
 
   it('when a background row fails, then only it is reported, the others are stored, and nothing is left to settle', async () => {

@@ -23,6 +23,7 @@ import type { TokenSettings } from '../../src/security/access-tokens.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
+import { backgroundWritesSettled } from '../../src/store/write-batcher.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { fixtureFleet, SECRETS } from './fixture-fleet.js';
 import { ConnectorRegistry, type ConnectorSettings } from '../../src/oem/connector-registry.js';
@@ -242,6 +243,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     async close() {
       await gateway?.close();
       await app.close();
+      await backgroundWritesSettled(store); // as `serve` stops
       dispatcher.close();
       await dispatcher.settle();
       await webhookSender.close();
