@@ -2,8 +2,9 @@
  * Group commit for small, independent writes made by many requests at once (a command's insert,
  * its status URL, its outcome). Writes queued during one turn of the event loop go to the
  * database together, and each caller's promise settles only after they commit, so nothing is
- * acknowledged before it is durable (background rows, below, are the one exception). One commit instead of one per write: on SQLite each commit
- * appends to the WAL, on PostgreSQL each one waits for a flush.
+ * acknowledged before it is durable (background rows, below, are the one exception). One commit
+ * instead of one per write: on SQLite each commit appends to the WAL, on PostgreSQL each one waits
+ * for a flush.
  *
  * Two kinds of write share a batch:
  * - `batchedWrite(store, work)`: any statements, run one after another in the shared transaction;
@@ -21,11 +22,11 @@
  * its own (one statement, or its own transaction when it appends events; only rows naming one
  * command twice, which no caller queues, are written one by one), and the callers' units of one
  * batch name different rows (a caller awaits each write before its next, and a creation's
- * background status URL is its last write); were two to meet on a row, they would wait on its lock as two requests do. Such a batch takes one pool connection per
- * statement it holds, three at most today (a new row statement adds one). Batches with
- * `batchedWrite` work keep the shared transaction: there can be up to MAX_BATCH such units, more
- * than the pool has connections. SQLite keeps it always: one WAL commit, and its writers take
- * turns anyway.
+ * background status URL is its last write); were two to meet on a row, they would wait on its
+ * lock as two requests do. Such a batch takes one pool connection per statement it holds, three
+ * at most today (a new row statement adds one). Batches with `batchedWrite` work keep the shared
+ * transaction: there can be up to MAX_BATCH such units, more than the pool has connections.
+ * SQLite keeps it always: one WAL commit, and its writers take turns anyway.
  *
  * `batchedRowsInBackground` is for a row its caller may answer before (a command's status URL:
  * see create-command.ts). On PostgreSQL such rows go to the database one batch at a time, so they
@@ -82,7 +83,7 @@ class WriteBatcher {
       this.#backgroundOutstanding -= 1;
       if (this.#backgroundOutstanding === 0) for (const wake of this.#settledWaiters.splice(0)) wake();
     };
-    const item: Row = { ...row, resolve: (value) => { row.resolve(value); settled(); }, reject: (error) => { row.reject(error); settled(); } };
+    const item = alsoOnSettle(row, settled);
     // SQLite commits in this process and its caller waits: the row joins the turn's group commit.
     if (!this.#concurrentWriters) {
       this.enqueue(item);
@@ -107,9 +108,7 @@ class WriteBatcher {
     this.#backgroundBusy = true;
     while (this.#background.length > 0) {
       const rows = this.#background.splice(0, MAX_BATCH);
-      await Promise.all(rows.map((row) => new Promise<void>((written) => {
-        this.enqueue({ ...row, resolve: (value) => { row.resolve(value); written(); }, reject: (error) => { row.reject(error); written(); } });
-      })));
+      await Promise.all(rows.map((row) => new Promise<void>((written) => this.enqueue(alsoOnSettle(row, written)))));
     }
     this.#backgroundBusy = false;
   }
@@ -151,6 +150,11 @@ class WriteBatcher {
       for (const row of unit.rows) await this.#runAlone({ statement: unit.statement, rows: [row] });
     }
   }
+}
+
+/** `row`, calling `after` too once it has committed or failed. */
+function alsoOnSettle(row: Row, after: () => void): Row {
+  return { ...row, resolve: (value) => { row.resolve(value); after(); }, reject: (error) => { row.reject(error); after(); } };
 }
 
 function groupByStatement(batch: readonly (Work | Row)[]): Unit[] {
