@@ -1,0 +1,74 @@
+/**
+ * A prepared statement's generic plan is kept by its connection until the table's statistics
+ * change. Planned on an empty `commands`, a status URL update of two rows scans the whole table
+ * (cheaper than two index lookups on an empty table), and without ANALYZE (autovacuum off, as on
+ * this project's test machine) it goes on doing so as the table grows. Pooled connections are
+ * replaced after CONNECTION_LIFETIME_SECONDS, and with them their plans: here one of a second,
+ * against a pool whose connections are kept, on the same database and the same rows.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { markInitiatedRows } from '../../src/store/commands-queries.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { connectPostgres } from '../../src/store/postgres/connect-postgres.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+
+const T = Date.UTC(2026, 10, 29, 12);
+const GROWN_TO = 20_000;
+/** A named statement is planned custom five times, then generic: past that. */
+const RUNS = 8;
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('plans made on an empty table, on PostgreSQL', () => {
+  let database: TestDatabase;
+  let kept: StoreConnection;
+  let renewed: StoreConnection;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    // One connection each, so a store's statements, and its statistics, are one session's.
+    kept = connectPostgres(database.url, 1, false, 0);
+    renewed = connectPostgres(database.url, 1, false, 1);
+    await migrateToLatest(kept);
+  });
+  afterAll(async () => {
+    await kept?.close();
+    await renewed?.close();
+    await database?.drop();
+  });
+
+  const initiateTwo = (store: StoreConnection, n: number) => markInitiatedRows(store.db, [1, 2].map((k) => {
+    const id = `cmd-${String(n * 2 + k).padStart(5, '0')}`;
+    return { id, statusUrl: `http://oem/status/${id}`, firstPoll: T + 1000 };
+  }));
+
+  /** Rows of `commands` read by sequential scans so far (this store's session flushed first). */
+  async function rowsScanned(store: StoreConnection): Promise<number> {
+    await sql`select pg_stat_force_next_flush()`.execute(store.db);
+    await sql`select pg_stat_clear_snapshot()`.execute(store.db);
+    const { rows } = await sql<{ read: string }>`select seq_tup_read as read from pg_stat_user_tables where relname = 'commands'`.execute(store.db);
+    return Number(rows[0]!.read);
+  }
+
+  it('when the table grows after a batch update was planned on it empty, then a replaced connection plans it again and reads by key, while a kept one scans every row', async () => {
+    for (let run = 0; run < RUNS; run += 1) {
+      await initiateTwo(kept, run);
+      await initiateTwo(renewed, run);
+    }
+    await sql`insert into commands (id, application_id, company_id, vin, oem, command, status, detail, created_at, updated_at, deadline_at, code_attempts, poll_attempts)
+      select 'cmd-' || lpad(n::text, 5, '0'), 'app-1', 'acme', '1HGBH41JXMN109186', 'volta', 'diagnostics', 'Pending', '{}', ${T}, ${T}, ${T + 3_600_000}, 0, 0
+      from generate_series(1, ${GROWN_TO}) as n`.execute(kept.db);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const beforeKept = await rowsScanned(kept);
+    await initiateTwo(kept, RUNS);
+    expect(await rowsScanned(kept) - beforeKept).toBeGreaterThanOrEqual(GROWN_TO);
+
+    const beforeRenewed = await rowsScanned(renewed);
+    for (let run = RUNS + 1; run < 2 * RUNS + 1; run += 1) await initiateTwo(renewed, run);
+    expect(await rowsScanned(renewed) - beforeRenewed).toBe(0);
+
+    // The updates landed: reading nothing would pass vacuously.
+    const initiated = await kept.db.selectFrom('commands').select((eb) => eb.fn.countAll<string>().as('n')).where('status_url', 'is not', null).executeTakeFirstOrThrow();
+    expect(Number(initiated.n)).toBe(2 * (RUNS + 1));
+  });
+});
