@@ -26,28 +26,35 @@ const SESSION_OPTIONS = '-c default_transaction_isolation=read\\ committed -c id
 /**
  * How long a pooled connection serves before it is replaced (once it is released). A prepared
  * statement's plan is kept by its connection, and PostgreSQL may settle on a generic plan after
- * five runs; it plans again only when the table's statistics change (ANALYZE, autovacuum's or an
- * operator's). A plan made while a table was nearly empty can scan the whole table: found in
- * issue 22 with autovacuum off, where a status URL update of a few rows, planned on an empty
- * `commands`, read all 46,000 commands (144 ms) on every run, and more as the table grew. With
- * autovacuum on, its first ANALYZE replaces such plans; without it, they last until the
- * connection does: a minute at most, and plans made on a grown table stay right as it grows.
- * A new connection costs a few milliseconds, one a minute per pooled connection at most.
+ * five runs; it plans again when the table's statistics or definition change (ANALYZE, VACUUM,
+ * DDL), not because the table grew. A plan made while a table was nearly empty can scan the whole
+ * table: found in issue 22 with autovacuum off, where a status URL update of a few rows, planned
+ * on an empty `commands`, read all 46,000 commands (144 ms) on every run, and more as the table
+ * grew. Autovacuum's ANALYZE also replaces such plans; without it, they last until the connection
+ * does: a minute at most, and plans made on a grown table stay right as it grows. A replacement
+ * costs a connection and each named statement's parse again, at most once a minute per pooled
+ * connection. Behind a transaction-pooling PgBouncer the plans live on its server connections,
+ * which its `server_lifetime` bounds instead.
  */
 export const CONNECTION_LIFETIME_SECONDS = 60;
+
+export interface PostgresPoolOptions {
+  /** Seconds a pooled connection serves before it is replaced; 0: never replaced (tests). */
+  readonly connectionLifetimeSeconds?: number;
+}
 
 /**
  * A pg pool for Kysely. int8 columns hold epoch milliseconds, which fit a double exactly until the
  * year 287396, so they are parsed as numbers for this pool only (not pg's global type table).
  */
-export function connectPostgres(url: string, poolSize: number, watchRegistry = false, lifetimeSeconds = CONNECTION_LIFETIME_SECONDS): StoreConnection {
+export function connectPostgres(url: string, poolSize: number, watchRegistry = false, options: PostgresPoolOptions = {}): StoreConnection {
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
   const pool = new pg.Pool({
     connectionString: url, max: poolSize, types, connectionTimeoutMillis: 5000, keepAlive: true, options: SESSION_OPTIONS,
-    maxLifetimeSeconds: lifetimeSeconds,
+    maxLifetimeSeconds: options.connectionLifetimeSeconds ?? CONNECTION_LIFETIME_SECONDS,
   });
   // A client losing its connection (database restart, failover, network) must not crash the
   // process. Idle clients report through the pool's 'error'; a client checked out (a transaction
