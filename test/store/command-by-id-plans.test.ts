@@ -17,6 +17,7 @@ import { claimDeviceCommand, refuseDeviceCommand } from '../../src/store/device-
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { flushStatistics, insertPendingCommands } from '../support/postgres-plans.js';
 
 const T = Date.UTC(2026, 10, 28, 12);
 const PENDING_BACKLOG = 5000;
@@ -32,9 +33,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands, deliveries and tracke
     database = await createTestDatabase('postgres');
     store = openStore(database.url, { poolSize: 1 });
     await migrateToLatest(store);
-    await sql`insert into commands (id, application_id, company_id, vin, oem, command, status, detail, created_at, updated_at, deadline_at, code_attempts, poll_attempts)
-      select 'cmd-' || lpad(n::text, 5, '0'), 'app-1', 'acme', '1HGBH41JXMN109186', 'volta', 'diagnostics', 'Pending', '{}', ${T}, ${T}, ${T + 3_600_000}, 0, 0
-      from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
+    await insertPendingCommands(store.db, PENDING_BACKLOG, T);
     await sql`insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at)
       select 'dlv-' || lpad(n::text, 5, '0'), 'ep-1', 'evt-' || n, 'pending', 0, ${T}, ${T}, ${T}
       from generate_series(1, ${PENDING_BACKLOG}) as n`.execute(store.db);
@@ -49,8 +48,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('commands, deliveries and tracke
 
   /** Rows these indexes have given so far to this database's sessions (this one's flushed first). */
   async function indexReads(...names: string[]): Promise<number> {
-    await sql`select pg_stat_force_next_flush()`.execute(store.db);
-    await sql`select pg_stat_clear_snapshot()`.execute(store.db);
+    await flushStatistics(store.db);
     const { rows } = await sql<{ read: string }>`select idx_tup_read as read from pg_stat_user_indexes where indexrelname in (${sql.join(names)})`.execute(store.db);
     expect(rows).toHaveLength(names.length);
     return rows.reduce((sum, r) => sum + Number(r.read), 0);

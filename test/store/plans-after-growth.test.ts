@@ -13,6 +13,7 @@ import { markInitiatedRows } from '../../src/store/commands-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { connectPostgres } from '../../src/store/postgres/connect-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { flushStatistics, insertPendingCommands } from '../support/postgres-plans.js';
 
 const T = Date.UTC(2026, 10, 29, 12);
 const GROWN_TO = 20_000;
@@ -43,8 +44,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans made on an empty table, o
 
   /** Rows of `commands` read by sequential scans, and its index scans, so far (this store's session flushed first). */
   async function reads(store: StoreConnection): Promise<{ scanned: number; byIndex: number }> {
-    await sql`select pg_stat_force_next_flush()`.execute(store.db);
-    await sql`select pg_stat_clear_snapshot()`.execute(store.db);
+    await flushStatistics(store.db);
     const { rows } = await sql<{ scanned: string; by_index: string }>`
       select seq_tup_read as scanned, idx_scan as by_index from pg_stat_user_tables where relname = 'commands'`.execute(store.db);
     return { scanned: Number(rows[0]!.scanned), byIndex: Number(rows[0]!.by_index) };
@@ -55,9 +55,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans made on an empty table, o
       await initiateTwo(kept, run);
       await initiateTwo(renewed, run);
     }
-    await sql`insert into commands (id, application_id, company_id, vin, oem, command, status, detail, created_at, updated_at, deadline_at, code_attempts, poll_attempts)
-      select 'cmd-' || lpad(n::text, 5, '0'), 'app-1', 'acme', '1HGBH41JXMN109186', 'volta', 'diagnostics', 'Pending', '{}', ${T}, ${T}, ${T + 3_600_000}, 0, 0
-      from generate_series(1, ${GROWN_TO}) as n`.execute(kept.db);
+    await insertPendingCommands(kept.db, GROWN_TO, T);
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const beforeKept = await reads(kept);
