@@ -16,6 +16,30 @@ import { BIN } from '../support/service-process.js';
 import { accessibilityViolations, launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
 
 const run = promisify(execFile);
+/** A demo vehicle whose simulated driver parks between drives (profile `normal`): it has trips every day. */
+const PARKING_VIN = '9BWZZZ377VT004251';
+
+/**
+ * Waits until trip detection has found `vin`'s trips in the backfilled day. The demo is ready once
+ * the history is stored; the trip worker reads it on its next passes, and a trips screen opened
+ * before then rightly says there are none.
+ */
+async function tripsDetected(base: string, clientId: string, clientSecret: string, vin: string): Promise<void> {
+  const { token } = await fetch(`${base}/token`, {
+    method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+  }).then((res) => res.json() as Promise<{ token: string }>);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await fetch(`${base}/vehicle-trips`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ vins: [vin], datapoints: ['distance'] }),
+    });
+    const body = await res.json() as Record<string, unknown[]>;
+    if (res.ok && (body[vin]?.length ?? 0) > 0) return;
+    if (Date.now() > deadline) throw new Error(`no trips of ${vin} detected a minute after the demo started: ${res.status} ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 const TEXTS = {
   en: { signIn: 'Sign in', fleet: 'Fleet', clientId: 'Client id', secret: 'Client secret', commands: 'Commands', trips: 'Trips', ended: 'Your session ended. Sign in again.' },
   'pt-BR': { signIn: 'Entrar', fleet: 'Frota', clientId: 'Client id', secret: 'Client secret', commands: 'Comandos', trips: 'Viagens', ended: 'Sua sessão terminou. Entre novamente.' },
@@ -32,6 +56,7 @@ describe('web console in Chromium', () => {
     folder = mkdtempSync(join(tmpdir(), 'console-e2e-'));
     [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1d' }), launchChromium()]);
     base = demo.values.BASE!;
+    await tripsDetected(base, demo.values.CLIENT_ID!, demo.values.CLIENT_SECRET!, PARKING_VIN);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -90,9 +115,11 @@ describe('web console in Chromium', () => {
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `fleet-${locale}`);
 
-      // Vehicle: the first row (most recently seen) opens with its latest values and charts.
-      const vin = await rows.first().getAttribute('data-vin');
-      await page.getByRole('link', { name: vin! }).click();
+      // Vehicle: a row opens with its latest values and charts. Not simply the first row (the most
+      // recently seen, a race between the simulated vehicles): the demo's Onix always drives, so
+      // its trips end only when it refuels and a day of history may hold none for the trips step.
+      await page.locator(`table tbody tr[data-vin="${PARKING_VIN}"]`).waitFor();
+      await page.getByRole('link', { name: PARKING_VIN }).click();
       await page.locator('.charts canvas').first().waitFor({ timeout: 20_000 });
       expect(Number(await page.locator('.charts').getAttribute('data-points'))).toBeGreaterThan(100);
       await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
