@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { BIN } from '../support/service-process.js';
+import { until } from '../support/until.js';
 import { accessibilityViolations, launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
 
 const run = promisify(execFile);
@@ -28,17 +29,15 @@ async function tripsDetected(base: string, clientId: string, clientSecret: strin
   const { token } = await fetch(`${base}/token`, {
     method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
   }).then((res) => res.json() as Promise<{ token: string }>);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  await until(`trips of ${vin} detected after the demo started`, async () => {
     const res = await fetch(`${base}/vehicle-trips`, {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ vins: [vin], datapoints: ['distance'] }),
     });
     const body = await res.json() as Record<string, unknown[]>;
-    if (res.ok && (body[vin]?.length ?? 0) > 0) return;
-    if (Date.now() > deadline) throw new Error(`no trips of ${vin} detected a minute after the demo started: ${res.status} ${JSON.stringify(body)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(body)}`);
+    return (body[vin]?.length ?? 0) > 0;
+  }, 60_000, 250);
 }
 const TEXTS = {
   en: { signIn: 'Sign in', fleet: 'Fleet', clientId: 'Client id', secret: 'Client secret', commands: 'Commands', trips: 'Trips', ended: 'Your session ended. Sign in again.' },
