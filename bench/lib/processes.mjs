@@ -136,3 +136,15 @@ export async function startOemSim({ fleetFile, ingestUrl, logFile, port, latency
   }
   return handle(child, url, logFile);
 }
+
+/**
+ * The durable floor of command creations (durable-floor.mjs) on `database` (the service's schema,
+ * with the application and `vin` registered), calling the automaker at `oemUrl`.
+ */
+export async function startDurableFloor({ logFile, oemUrl, vin, database }) {
+  const port = await freePort();
+  const child = launch([join(ROOT, 'bench', 'lib', 'durable-floor.mjs'), String(port), oemUrl, vin, database], { logFile });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/floor`, child, logFile);
+  return handle(child, url, logFile);
+}
