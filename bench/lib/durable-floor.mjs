@@ -27,6 +27,12 @@ const [port, oemUrl, vin, database] = process.argv.slice(2);
 /** The columns the service writes for a command created Pending (src/store/commands-queries.ts). */
 const COLUMNS = ['id', 'application_id', 'company_id', 'vin', 'oem', 'command', 'status', 'detail', 'created_at', 'updated_at', 'deadline_at', 'code_attempts', 'poll_attempts'];
 const MAX_BATCH = 256;
+/**
+ * The status check of the status URL's update, as the service writes it
+ * (src/store/not-from-partial-index.ts): through an expression, so the primary key finds the row
+ * rather than the partial index of Pending commands, which grows with every command here.
+ */
+const STILL_PENDING = "(commands.status || '') = 'Pending'";
 
 /** `write(items)` once per event-loop turn with everything queued in it; each caller settles with its write. */
 function perTurn(write) {
@@ -74,14 +80,16 @@ function textsByCount(make) {
 
 async function postgresWrites(url, failed) {
   const pg = (await import('pg')).default;
-  // The service's default pool size (DATABASE_POOL_SIZE).
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // The service's default pool size (DATABASE_POOL_SIZE), and its connections' lifetime, so no
+  // plan made on the empty table outlives the first minute (src/store/postgres/connect-postgres.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 10, maxLifetimeSeconds: 60 });
+  pool.on('error', failed);
   const { rows: [owner] } = await pool.query('select a.id, a.company_id, v.oem from applications a, vehicles v where v.vin = $1 limit 1', [vin]);
   const placeholders = (count, width, cast = () => '') => Array.from({ length: count }, (_, r) => `(${Array.from({ length: width }, (__, c) => `$${r * width + c + 1}${cast(c)}`).join(', ')})`).join(', ');
   const insertText = textsByCount((n) => `insert into commands (${COLUMNS.join(', ')}) values ${placeholders(n, COLUMNS.length)}`);
   const casts = ['::text', '::bigint', '::varchar(36)'];
   const updateText = textsByCount((n) => `update commands set status_url = given.status_url, next_poll_at = given.next_poll_at
-    from (values ${placeholders(n, 3, (c) => casts[c])}) as given(status_url, next_poll_at, id) where commands.id = given.id and commands.status = 'Pending'`);
+    from (values ${placeholders(n, 3, (c) => casts[c])}) as given(status_url, next_poll_at, id) where commands.id = given.id and ${STILL_PENDING}`);
   // Named, so PostgreSQL plans each text once, as the service's pool does for its row statements.
   const run = (name, text, rows) => pool.query({ name: `${name}-${rows.length}`, text: text(rows.length), values: rows.flat() });
   return {
@@ -104,10 +112,13 @@ function sqliteWrites(file) {
     const db = new (require(workerData.module))(workerData.file, { fileMustExist: true });
     db.pragma('busy_timeout = 1000');
     const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
-    setInterval(() => { try { checkpoint.all(); } catch {} }, 100);`, { eval: true, workerData: { module: require.resolve('better-sqlite3'), file } }).unref();
+    setInterval(() => { try { checkpoint.all(); } catch {} }, 100);`, { eval: true, workerData: { module: require.resolve('better-sqlite3'), file } })
+    // As the service's: a thread that fails leaves checkpoints to the backstop, not the process down.
+    .on('error', () => db.pragma('wal_autocheckpoint = 1000'))
+    .unref();
   const owner = db.prepare('select a.id, a.company_id, v.oem from applications a, vehicles v where v.vin = ? limit 1').get(vin);
   const insert = db.prepare(`insert into commands (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
-  const update = db.prepare("update commands set status_url = ?, next_poll_at = ? where id = ? and status = 'Pending'");
+  const update = db.prepare(`update commands set status_url = ?, next_poll_at = ? where id = ? and ${STILL_PENDING}`);
   const turn = perTurn(db.transaction((writes) => { for (const write of writes) write(); }));
   return {
     owner,

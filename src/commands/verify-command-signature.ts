@@ -20,31 +20,32 @@ export function verifyCommandSignature(
     throw new ServiceError(errors.signSecretNotFound);
   }
   if (typeof header !== 'string' || !SIGNATURE_PATTERN.test(header)) throw new ServiceError(errors.signatureInvalid);
-  if (!timingSafeEqual(expectedSignature(secret, vin, command), Buffer.from(header, 'hex'))) throw new ServiceError(errors.signatureInvalid);
-}
-
-/**
- * Expected signatures by secret and signed body, computed once: an application signs the same
- * vin and command again and again, and Node makes a key and an OpenSSL context for every HMAC
- * (~5 µs measured alone; creations spent ~20–30 µs less CPU a creation without it at a fixed rate:
- * bench/RESULTS.md, issue 22, twenty-first step). The header is still compared with the expected
- * bytes in constant time on every request. Keyed by the secret itself, so a rotated secret never
- * meets its predecessor's entries (and what the cache could tell by its timing, whether the
- * application sent that command lately, the application's token already reads from
- * GET /vehicle-commands). Bounded, oldest out.
- */
-const expectedSignatures = new Map<string, Buffer>();
-const MAX_EXPECTED = 10_000;
-
-function expectedSignature(secret: string, vin: string, command: string): Buffer {
   const body = canonicalCommandBody(vin, command);
   // The secret's length first: no two (secret, body) pairs share a key.
   const key = `${secret.length}:${secret}${body}`;
-  let expected = expectedSignatures.get(key);
-  if (expected === undefined) {
-    expected = createHmac('sha256', secret).update(body, 'utf8').digest();
-    if (expectedSignatures.size >= MAX_EXPECTED) expectedSignatures.delete(expectedSignatures.keys().next().value!);
-    expectedSignatures.set(key, expected);
-  }
-  return expected;
+  const kept = acceptedSignatures.get(key);
+  const expected = kept ?? createHmac('sha256', secret).update(body, 'utf8').digest();
+  if (!timingSafeEqual(expected, Buffer.from(header, 'hex'))) throw new ServiceError(errors.signatureInvalid);
+  if (kept === undefined && body.length <= MAX_KEPT_BODY) keep(key, expected);
+}
+
+/**
+ * Signatures accepted before, by secret and signed body: an application signs the same vin and
+ * command again and again, and Node makes a key and an OpenSSL context for every HMAC (~5 µs
+ * measured alone; creations spent ~25 µs less CPU a creation without it under load: bench/RESULTS.md,
+ * issue 22, twenty-first step). The header is still decoded and compared with the expected bytes
+ * in constant time on every request. Only a signature that matched is kept, so a token holder
+ * without the sign-secret cannot fill the table with bodies of its choosing. Keyed by the secret
+ * itself, so a rotated secret never meets its predecessor's entries (and what the table could tell
+ * by its timing, whether the application sent that command lately, the application's token
+ * already reads from GET /vehicle-commands). Bounded in entries, oldest out, and in size.
+ */
+const acceptedSignatures = new Map<string, Buffer>();
+const MAX_KEPT = 10_000;
+/** A real body is ~50 characters; a longer one (a VIN of any length is signed before it is checked) is not kept. */
+const MAX_KEPT_BODY = 256;
+
+function keep(key: string, expected: Buffer): void {
+  if (acceptedSignatures.size >= MAX_KEPT) acceptedSignatures.delete(acceptedSignatures.keys().next().value!);
+  acceptedSignatures.set(key, expected);
 }

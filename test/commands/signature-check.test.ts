@@ -21,12 +21,13 @@ describe.each(DATABASE_KINDS)('X-Signature checked against kept expected signatu
   });
   afterAll(async () => { await svc?.close(); });
 
-  it('when a body was accepted with its signature, then a signature one digit off, of the same body, is still refused', async () => {
+  it('when a body was accepted with its signature, then a signature one digit off, or of another vin or command, is still refused', async () => {
     const alpha = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
     const right = sign(SECRETS.alphaDispatch.sign, VIN, 'lock_doors');
     expect((await alpha.send({ vin: VIN, command: 'lock_doors' }, right)).status).toBe(200);
     expect(await alpha.send({ vin: VIN, command: 'lock_doors' }, lastDigitChanged(right))).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
     expect(await alpha.send({ vin: VIN, command: 'unlock_doors' }, right)).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
+    expect(await alpha.send({ vin: ALPHA_VINS[1], command: 'lock_doors' }, right)).toMatchObject({ status: 403, body: { detail: 'X-Signature invalid.' } });
     expect((await alpha.send({ vin: VIN, command: 'lock_doors' }, right)).status).toBe(200);
   });
 
