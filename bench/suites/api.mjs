@@ -34,7 +34,8 @@
  *   creations ≥ 0.40 of GET /healthz (issue 6) stay judged on that process. Beside the target,
  *   as information: creations over the durable floor (how close the service comes to the least a
  *   creation with the guarantee costs) and the durable floor over POST /floor-oem (what the
- *   guarantee itself costs on the machine: a target above it cannot be met by any service).
+ *   guarantee itself costs on the machine: a target above it is beyond a bare process that does
+ *   nothing else).
  * - GET /vehicle-command/{id} on PostgreSQL ≥ 0.5 of GET /healthz: the command made above, which
  *   the worker has finished (an ended command's answer is kept after its first read). The same
  *   for a Pending command (stored straight into the database with no status URL, so no worker
