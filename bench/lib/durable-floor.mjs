@@ -17,9 +17,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { timeOrderedId } from '../../dist/domain/time-ordered-id.js';
+import { checkpointInBackground } from '../../dist/store/sqlite/background-checkpoints.js';
 import { floorExchange } from './floor-exchange.mjs';
 
 const require = createRequire(import.meta.url);
@@ -106,16 +106,8 @@ function sqliteWrites(file) {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  // Checkpoints in a thread of their own, as the service's (src/store/sqlite/background-checkpoints.ts).
-  db.pragma('wal_autocheckpoint = 10000');
-  new Worker(`const { workerData } = require('node:worker_threads');
-    const db = new (require(workerData.module))(workerData.file, { fileMustExist: true });
-    db.pragma('busy_timeout = 1000');
-    const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
-    setInterval(() => { try { checkpoint.all(); } catch {} }, 100);`, { eval: true, workerData: { module: require.resolve('better-sqlite3'), file } })
-    // As the service's: a thread that fails leaves checkpoints to the backstop, not the process down.
-    .on('error', () => db.pragma('wal_autocheckpoint = 1000'))
-    .unref();
+  // Checkpoints in a thread of their own, by the service's own code: storage mechanics, not request work.
+  checkpointInBackground(db, file);
   const owner = db.prepare('select a.id, a.company_id, v.oem from applications a, vehicles v where v.vin = ? limit 1').get(vin);
   const insert = db.prepare(`insert into commands (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
   const update = db.prepare(`update commands set status_url = ?, next_poll_at = ? where id = ? and ${STILL_PENDING}`);

@@ -100,9 +100,9 @@ export async function run(ctx) {
     if (created.status !== 'Pending') throw new Error(`creating a command: ${JSON.stringify(created)}`);
 
     const connections = 16;
-    // A signed creation request, as the API process and the durable floor each get it.
+    // A signed creation request to `url`, as the API process and the durable floor each get it.
     const creation = (url, authorization) => ({
-      url: `${url}/vehicle-command`, method: 'POST', connections,
+      url, method: 'POST', connections,
       headers: { authorization, 'content-type': 'application/json', 'x-signature': signatureOf(vin, 'diagnostics') },
       body: JSON.stringify({ vin, command: 'diagnostics' }),
     });
@@ -123,10 +123,10 @@ export async function run(ctx) {
       { name: 'vehicles', url: `${service.url}/vehicle`, headers: { authorization: auth }, connections },
       { name: 'command-pending', url: `${service.url}/vehicle-command/${pendingId}`, headers: { authorization: auth }, connections },
       { name: 'floor-oem', url: `${floor.url}/floor-oem`, method: 'POST', connections, pid: floor.pid },
-      { name: 'create-api', ...creation(apiOnly.url, apiAuth), pid: apiOnly.pid },
+      { name: 'create-api', ...creation(`${apiOnly.url}/vehicle-command`, apiAuth), pid: apiOnly.pid },
       { name: 'twin-oem', url: `${twin.url}/floor-oem`, method: 'POST', connections, pid: twin.pid },
-      { name: 'floor-durable', ...creation(durable.url, apiAuth), url: `${durable.url}/floor-durable`, pid: durable.pid },
-      { name: 'create', ...creation(service.url, auth), settle: () => noCommandPending(fixture.url, pendingId) },
+      { name: 'floor-durable', ...creation(`${durable.url}/floor-durable`, apiAuth), pid: durable.pid },
+      { name: 'create', ...creation(`${service.url}/vehicle-command`, auth), settle: () => noCommandPending(fixture.url, pendingId) },
     ];
     for (const run of runs) run.generator = generator;
     const r = await measureRates(runs, ctx.quick ? { rounds: 1, seconds: 1, warmupSeconds: 1 } : { rounds: 5, seconds: 5, warmupSeconds: 3 });
