@@ -4,6 +4,7 @@
  * The URL names the socket's directory as its host, percent-encoded; every connection the service
  * opens (its pool, the registry listener) must take it.
  */
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
@@ -11,22 +12,27 @@ import { serveEnv, startServiceProcess, type ServiceProcess } from '../support/s
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 
-/** The server's first socket directory, or undefined when it listens on none (or is not reachable this way). */
-async function socketDirectory(): Promise<string | undefined> {
+/**
+ * The server's first socket directory and its port, or undefined when it listens on none or its
+ * socket is not on this machine (a server in a container, reached over TCP).
+ */
+async function socketOf(): Promise<{ directory: string; port: string } | undefined> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ unix_socket_directories: string }>('show unix_socket_directories');
-    const first = rows[0]?.unix_socket_directories.split(',')[0]?.trim();
-    return first !== undefined && first.startsWith('/') ? first : undefined;
+    const { rows } = await admin.query<{ directories: string; port: string }>(
+      "select current_setting('unix_socket_directories') as directories, current_setting('port') as port");
+    const first = rows[0]?.directories.split(',')[0]?.trim();
+    const port = rows[0]!.port;
+    return first !== undefined && first.startsWith('/') && existsSync(`${first}/.s.PGSQL.${port}`) ? { directory: first, port } : undefined;
   } finally {
     await admin.end();
   }
 }
 
-const directory = adminUrl === undefined ? undefined : await socketDirectory();
+const socket = adminUrl === undefined ? undefined : await socketOf();
 
-describe.skipIf(directory === undefined)('PostgreSQL over its Unix socket', () => {
+describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
   let database: TestDatabase;
   let socketUrl: string;
   let served: ServiceProcess;
@@ -34,7 +40,7 @@ describe.skipIf(directory === undefined)('PostgreSQL over its Unix socket', () =
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     const tcp = new URL(database.url);
-    socketUrl = `postgres://${tcp.username}@${encodeURIComponent(directory!)}${tcp.pathname}`;
+    socketUrl = `postgres://${tcp.username}@${encodeURIComponent(socket!.directory)}:${socket!.port}${tcp.pathname}`;
     served = await startServiceProcess(['--demo', '--database', socketUrl], serveEnv('postgres', { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' }), 'API docs:');
   });
   afterAll(async () => {
