@@ -1,8 +1,8 @@
 /**
  * A service on the same machine as PostgreSQL can reach it over its Unix socket, as the README
- * advises (fewer costs per round trip than loopback TCP: RESULTS.md, issue 22, twenty-second step).
- * The URL names the socket's directory as its host, percent-encoded; every connection the service
- * opens (its pool, the registry listener) must take it.
+ * advises (RESULTS.md, issue 22, twenty-second step). The URL names the socket's directory as its
+ * host, percent-encoded; every connection the service opens (its pool, the registry listener)
+ * must take it.
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';
@@ -12,21 +12,40 @@ import { serveEnv, startServiceProcess, type ServiceProcess } from '../support/s
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 
+/** `url` (a TCP URL) with its host replaced by the socket in `directory` at `port`; the rest kept. */
+function overSocket(url: string, directory: string, port: string): string {
+  const tcp = new URL(url);
+  const credentials = tcp.password === '' ? tcp.username : `${tcp.username}:${tcp.password}`;
+  return `postgres://${credentials}@${encodeURIComponent(directory)}:${port}${tcp.pathname}${tcp.search}`;
+}
+
 /**
- * The server's first socket directory and its port, or undefined when it listens on none or its
- * socket is not on this machine (a server in a container, reached over TCP).
+ * TEST_DATABASE_URL's server over its first socket, or undefined when it listens on none, its
+ * socket is not on this machine (a server in a container, reached over TCP), or the socket's
+ * `pg_hba.conf` lines do not let the URL's role in (`peer` for another operating-system user).
  */
 async function socketOf(): Promise<{ directory: string; port: string } | undefined> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  let found: { directory: string; port: string } | undefined;
   try {
     const { rows } = await admin.query<{ directories: string; port: string }>(
       "select current_setting('unix_socket_directories') as directories, current_setting('port') as port");
-    const first = rows[0]?.directories.split(',')[0]?.trim();
+    const directory = rows[0]!.directories.split(',')[0]!.trim();
     const port = rows[0]!.port;
-    return first !== undefined && first.startsWith('/') && existsSync(`${first}/.s.PGSQL.${port}`) ? { directory: first, port } : undefined;
+    if (directory.startsWith('/') && existsSync(`${directory}/.s.PGSQL.${port}`)) found = { directory, port };
   } finally {
     await admin.end();
+  }
+  if (found === undefined) return undefined;
+  const probe = new pg.Client({ connectionString: overSocket(adminUrl!, found.directory, found.port) });
+  try {
+    await probe.connect();
+    return found;
+  } catch {
+    return undefined;
+  } finally {
+    await probe.end().catch(() => undefined);
   }
 }
 
@@ -34,14 +53,13 @@ const socket = adminUrl === undefined ? undefined : await socketOf();
 
 describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
   let database: TestDatabase;
-  let socketUrl: string;
   let served: ServiceProcess;
 
   beforeAll(async () => {
+    if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     database = await createTestDatabase('postgres');
-    const tcp = new URL(database.url);
-    socketUrl = `postgres://${tcp.username}@${encodeURIComponent(socket!.directory)}:${socket!.port}${tcp.pathname}`;
-    served = await startServiceProcess(['--demo', '--database', socketUrl], serveEnv('postgres', { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' }), 'API docs:');
+    const env = serveEnv('postgres', { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' });
+    served = await startServiceProcess(['--demo', '--database', overSocket(database.url, socket!.directory, socket!.port)], env, 'API docs:');
   });
   afterAll(async () => {
     if (served?.child.exitCode === null) await served.stop();
@@ -49,10 +67,10 @@ describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
   });
 
   it('when DATABASE_URL names the socket directory, then the service serves and its every connection is on the socket', async () => {
-    const out = served.output();
-    const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(out)![1]!;
+    const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(served.output())![1]!;
     const issued = await fetch(`${served.url}/token`, {
-      method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: 'demo-acme-dispatch', client_secret: secret }),
     });
     expect(issued.status).toBe(200);
@@ -65,15 +83,16 @@ describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     try {
-      const name = new URL(database.url).pathname.slice(1);
       const { rows } = await admin.query<{ on_socket: number; on_tcp: number }>(
-        `select count(*) filter (where client_addr is null)::int as on_socket, count(*) filter (where client_addr is not null)::int as on_tcp
-         from pg_stat_activity where datname = $1 and backend_type = 'client backend'`, [name]);
+        `select count(*) filter (where client_addr is null)::int as on_socket,
+                count(*) filter (where client_addr is not null)::int as on_tcp
+         from pg_stat_activity where datname = $1 and backend_type = 'client backend'`,
+        [new URL(database.url).pathname.slice(1)]);
       expect(rows[0]!.on_tcp).toBe(0);
       expect(rows[0]!.on_socket).toBeGreaterThanOrEqual(2); // the pool's and the registry listener's, at least
     } finally {
       await admin.end();
     }
-    expect(out).not.toMatch(/"level":50/);
+    expect(served.output()).not.toMatch(/"level":50/);
   });
 });
