@@ -19,6 +19,13 @@ const VINS = processVins('9BWSMRSTRT', 10);
 const TIMEOUT_S = 60;
 const CLOUD_READY = 'simulated automaker cloud listening';
 const ACCEPTED = 'simulated automaker accepted a command';
+/**
+ * Each test's bound: its own waits (the accepted lines up to 10 s, the commands' end up to 30 s)
+ * and two starts add up past vitest's 30 s. A kill that lands while the worker holds its lease on
+ * the commands (15 s, DEFAULT_WORKER_SETTINGS) leaves the restarted worker waiting for it to lapse,
+ * the likely reason the PostgreSQL case, ~11 s alone, once ran past 30 s in a full CI run.
+ */
+const TEST_TIMEOUT_MS = 75_000;
 
 /** The JSON log lines of a process's output. */
 function logLines(output: string): Record<string, unknown>[] {
@@ -106,7 +113,7 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     await new Promise((r) => setTimeout(r, 500));
     expect(acceptedIn(outputs.join('')).sort()).toEqual([...ids].sort());
     expect(acceptedIn(second.output()).filter((id) => ids.includes(id))).toEqual([]);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('when its port is taken while commands are Pending, then it listens on another and each of them ends in error with one log line saying why', async () => {
     const ids = await sendCommands(served!.url, VINS.slice(0, 3));
@@ -125,5 +132,5 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     const why = logLines(third.output()).filter((l) => String(l.msg).startsWith('command ended in error'));
     expect(why.map((l) => l.command).sort()).toEqual([...ids].sort());
     for (const line of why) expect(line.why).toBe(`its status URL (http://127.0.0.1:${port}) is not at the automaker's configured origin (${cloudUrlOf(third.output())})`);
-  });
+  }, TEST_TIMEOUT_MS);
 });
