@@ -1,6 +1,6 @@
 /**
  * A service on the same machine as PostgreSQL can reach it over its Unix socket, as the README
- * advises (RESULTS.md, issue 22, twenty-second step). The URL names the socket's directory as its
+ * describes (RESULTS.md, issue 22, twenty-second step). The URL names the socket's directory as its
  * host, percent-encoded; every connection the service opens (its pool, the registry listener)
  * must take it.
  */
