@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { printedDemoCredentials } from '../support/demo-process.js';
 import { serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -67,11 +68,11 @@ describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
   });
 
   it('when DATABASE_URL names the socket directory, then the service serves and its every connection is on the socket', async () => {
-    const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(served.output())![1]!;
+    const { clientId, clientSecret } = printedDemoCredentials(served.output());
     const issued = await fetch(`${served.url}/token`, {
       method: 'POST',
       headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: 'demo-acme-dispatch', client_secret: secret }),
+      body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret }),
     });
     expect(issued.status).toBe(200);
     const { token } = (await issued.json()) as { token: string };

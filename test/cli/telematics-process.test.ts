@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
+import { printedDemoCredentials } from '../support/demo-process.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
 import { BIN, serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 
@@ -49,9 +50,8 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
   it('when served with --demo, then the printed credentials work over HTTP', async () => {
     const out = served.output();
     expect(out).toContain('Demo fleet seeded: 2 companies, 8 vehicles (2 with their own trackers).');
-    const clientId = /client_id=(demo-acme-dispatch)/.exec(out)![1]!;
-    const secret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(out)![1]!;
-    const issued = await token(served.url, clientId, secret);
+    const { clientId, clientSecret } = printedDemoCredentials(out);
+    const issued = await token(served.url, clientId, clientSecret);
     expect(issued.status).toBe(200);
     const res = await fetch(`${served.url}/vehicle`, { headers: { authorization: `Bearer ${issued.body.token}` } });
     const vehicles = (await res.json()) as { company: string }[];

@@ -14,6 +14,7 @@ import { startService, type RunningService } from '../../src/service.js';
 import { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
 import { SimulatedVehicle } from '../../src/sim/simulated-vehicle.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
+import { printedDemoCredentials } from '../support/demo-process.js';
 import { T0 } from '../support/test-service.js';
 
 const KEY = 'sim-cloud-test-key-0123456789abcdefghijklmnopq';
@@ -106,9 +107,7 @@ describe.each(DATABASE_KINDS)('the service\'s in-process simulated cloud on %s',
   });
 
   it('when an application sends a command through the service, then it still reaches the in-process cloud and succeeds', async () => {
-    const clientId = /client_id=(demo-acme-dispatch)/.exec(printed)![1]!;
-    const clientSecret = /client_id=demo-acme-dispatch\n\s+client_secret=(\S+)/.exec(printed)![1]!;
-    const signSecret = /client_id=demo-acme-dispatch\n\s+client_secret=\S+\n\s+sign_secret=(\S+)/.exec(printed)![1]!;
+    const { clientId, clientSecret, signSecret } = printedDemoCredentials(printed);
     const tokenRes = await fetch(`${service.url}/token`, {
       method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: clientId, client_secret: clientSecret }),

@@ -17,6 +17,16 @@ export interface DemoProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The first demo application's credentials as `serve --demo` prints them (its `client_id`,
+ * `client_secret` and `sign_secret` lines, in that order).
+ */
+export function printedDemoCredentials(output: string): { clientId: string; clientSecret: string; signSecret: string } {
+  const found = /client_id=(demo-acme-dispatch)\n\s+client_secret=(\S+)\n\s+sign_secret=(\S+)/.exec(output);
+  if (found === null) throw new Error(`no demo credentials in the output:\n${output}`);
+  return { clientId: found[1]!, clientSecret: found[2]!, signSecret: found[3]! };
+}
+
 /** Starts the demo in `folder` with `env` (beside PATH, HOME and free ports); ready before `deadline` (epoch ms). */
 export async function startDemo(folder: string, env: NodeJS.ProcessEnv = {}, deadline = Date.now() + 90_000): Promise<DemoProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--demo'], {
