@@ -45,10 +45,14 @@ export function assertClean(result, what) {
 /**
  * Figures of several request kinds measured alike: one warm-up each, then `rounds` rounds in which
  * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
- * alone and clean. A run's optional `settle()` is awaited after each of its loads, so work it
- * leaves behind (commands to poll) is done before the next kind is measured. Resolves to the
- * median requests/s, mean latency and p99 of each, by name; for a run given the `pid` of the
- * process it loads, also the median CPU µs and minor page faults that process spent an answer.
+ * alone and clean. The second round, the fourth, … run the kinds in the reverse order, so a kind
+ * that runs right before another in one round runs right after it in the next: whatever a place
+ * in the order brings (what the run before left on the machine, the machine's speed rising or
+ * falling over a round) falls on each side of a pair alike, and pairedRatio cancels it. A run's
+ * optional `settle()` is awaited after each of its loads, so work it leaves behind (commands to
+ * poll) is done before the next kind is measured. Resolves to the median requests/s, mean latency
+ * and p99 of each, by name; for a run given the `pid` of the process it loads, also the median
+ * CPU µs and minor page faults that process spent an answer.
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   const once = async (run, duration, what) => {
@@ -68,7 +72,7 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   for (const run of runs) await once(run, warmupSeconds, `${run.name} (warm-up)`);
   const results = new Map(runs.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i += 1) {
-    for (const run of runs) results.get(run.name).push(await once(run, seconds, run.name));
+    for (const run of i % 2 === 0 ? runs : [...runs].reverse()) results.get(run.name).push(await once(run, seconds, run.name));
   }
   return Object.fromEntries([...results].map(([name, rs]) => [name, {
     rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => r.rps),
@@ -77,23 +81,52 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
 }
 
 /**
- * The ratio of kind `name` to kind `floor` in `measureRates`' result: the median over rounds of
- * each round's own ratio. The machine's speed drifts by a third within a minute (RESULTS.md,
- * "Issue 22, sixth step"); a round's two runs, made back to back, share its speed, while the
- * ratio of two medians can pair a fast minute of one with a slow minute of the other.
+ * The ratio of kind `name` to kind `floor` (or to kinds: floorRounds) in `measureRates`' result:
+ * the median over pairs of rounds of each pair's own ratio. The machine's speed drifts by a third
+ * within a minute (RESULTS.md, "Issue 22, sixth step"); a round's runs, made back to back, share
+ * its speed, while the ratio of two medians can pair a fast minute of one with a slow minute of
+ * the other. A pair of rounds (the 1st and 2nd, the 3rd and 4th, …) ran the kinds once in each
+ * order (measureRates), and its ratio is the geometric mean of the two rounds' ratios, which
+ * cancels what the order alone gave one side (RESULTS.md, "Issue 22, twenty-third step"). A last
+ * round without its pair counts alone.
  */
 export function pairedRatio(rates, name, floor) {
-  return median(roundRatios(rates, name, floor));
+  const ratios = roundRatios(rates, name, floor);
+  const pairs = [];
+  for (let i = 0; i < ratios.length; i += 2) pairs.push(i + 1 < ratios.length ? Math.sqrt(ratios[i] * ratios[i + 1]) : ratios[i]);
+  return median(pairs);
 }
 
-/** The lowest and highest of the round ratios `pairedRatio` takes the median of, as `0.91–1.08`. */
+/** The lowest and highest of the round ratios `pairedRatio` is made of, as `0.91–1.08`. */
 export function roundsRange(rates, name, floor) {
   const ratios = roundRatios(rates, name, floor);
   return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
 }
 
-/** Each round's rate of kind `name` over the rate of kind `floor` in the same round. */
+/**
+ * The median round ratio of kind `name` to kind `floor` in the rounds of each order (the first
+ * order, in which the runs ran as listed, and the reverse), as `1.12 | 0.97`: for an A/A control,
+ * how much the place in the order moves a ratio by itself.
+ */
+export function ratioByOrder(rates, name, floor) {
+  const ratios = roundRatios(rates, name, floor);
+  const inOrder = (parity) => median(ratios.filter((_, i) => i % 2 === parity)).toFixed(2);
+  return ratios.length < 2 ? inOrder(0) : `${inOrder(0)} | ${inOrder(1)}`;
+}
+
+/**
+ * Each round's rate of kind `floor`; given several kinds (identical floor processes), each
+ * round's geometric mean of theirs. A figure run between two identical floors, one before it and
+ * one after it in both orders, is judged against both, so neither the place just before it nor
+ * the one just after it counts alone.
+ */
+export function floorRounds(rates, floor) {
+  if (typeof floor === 'string') return rates[floor].rounds;
+  return rates[floor[0]].rounds.map((_, i) => Math.exp(floor.reduce((sum, kind) => sum + Math.log(rates[kind].rounds[i]), 0) / floor.length));
+}
+
+/** Each round's rate of kind `name` over the rate of `floor` (a kind, or kinds: floorRounds) in the same round. */
 function roundRatios(rates, name, floor) {
-  const b = rates[floor].rounds;
+  const b = floorRounds(rates, floor);
   return rates[name].rounds.map((rps, i) => rps / b[i]);
 }

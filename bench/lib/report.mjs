@@ -12,7 +12,7 @@
  * @property {number} service   the service's number
  * @property {number} [floor]   the floor's number, measured in the same run
  * @property {number} [ratio]   the ratio judged, when it is not service / floor (load.mjs's
- *                              pairedRatio: the median of each round's own ratio)
+ *                              pairedRatio: the median of each pair of rounds' own ratio)
  * @property {{ on?: 'ratio' | 'service', op: '>=' | '<=' | '==', value: number }} [target]
  * @property {number} [digits]  decimals to print for service and floor
  */

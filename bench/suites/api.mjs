@@ -1,8 +1,9 @@
 /**
  * Requests per second of the authenticated hot paths against floors, all loaded the same way
  * (wrk from its own process where installed, else autocannon; 16 connections, rounds alternating
- * between kinds, median). A ratio is the median of each round's own ratio, its two runs made
- * close together (pairedRatio in load.mjs); the rates printed are the medians of the rounds.
+ * between kinds, every other round in the reverse order, median). A ratio is the median over
+ * pairs of rounds of each pair's own ratio, its runs made close together and once in each order
+ * (pairedRatio in load.mjs); the rates printed are the medians of the rounds.
  *
  * Floors: a bare Fastify process (bench/lib/floor-server.mjs: no logging, no hooks) answering a
  * constant (GET /floor), the very JSON the service answers for the vehicle measured
@@ -14,10 +15,14 @@
  * and request line as every route.
  *
  * The control (A/A): a second bare process, launched as the first with the same routes and given
- * the same three loads each round (each after the figure judged against the first's), judged
- * against the first like the service. Identical code and history, so its ratios' distance from 1
- * (and their rounds' spread, printed in their names) is what chance alone moves a ratio by in
- * this run, load order included: read a miss beside it.
+ * the same three loads each round, each run on the other side of the figure judged from the
+ * first's, judged against the first like the service. Identical code and history, so its ratios'
+ * distance from 1 (and their rounds' spread, printed in their names) is what chance alone moves a
+ * ratio by in this run: read a miss beside it. Its median in the rounds of each order is printed
+ * too: how far a place in the order moves a ratio by itself. The figures judged against a bare
+ * process (GET /healthz, GET /vehicle/{vin}, creations) are judged against the two, each round's
+ * geometric mean of their rates (floorRounds in load.mjs): one ran just before the figure and one
+ * just after it.
  *
  * Targets (issue 22 and issue 6):
  * - GET /healthz ≥ 0.85 of the bare constant: what the per-request plumbing costs, alone.
@@ -49,9 +54,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openStore } from '../../dist/store/open-store.js';
 import { createFixture, signatureOf, tokenFrom, vinOf } from '../lib/fixture.mjs';
-import { measureRates, pairedRatio, roundsRange } from '../lib/load.mjs';
+import { floorRounds, measureRates, pairedRatio, ratioByOrder, roundsRange } from '../lib/load.mjs';
 import { wrkAvailable } from '../lib/wrk.mjs';
-import { percentile } from '../lib/report.mjs';
+import { median, percentile } from '../lib/report.mjs';
 import { freePort, startDurableFloor, startFloorServer, startOemSim, startService } from '../lib/processes.mjs';
 
 export const name = 'api';
@@ -110,8 +115,12 @@ export async function run(ctx) {
     // autocannon's CPU, which on two cores otherwise takes a core from the process measured.
     const generator = (await wrkAvailable()) ? 'wrk' : undefined;
     if (generator === undefined) ctx.log('wrk is not installed: loading with autocannon (figures not comparable to RESULTS.md)');
-    // Each floor runs right before the figures judged against it, so a round's ratio compares
-    // two runs of the same minute (pairedRatio); the twin's runs come after them, as the service's.
+    // Each figure judged runs between the floor and its twin, and is judged against the two
+    // (floorRounds), so a round's ratio compares runs of the same minute (pairedRatio) and
+    // neither the place before the figure nor the one after it counts alone: the bare process run
+    // right after the API process's creations read slower in five sections of six (RESULTS.md,
+    // "Issue 22, twenty-third step"). Every other round runs the list backwards (measureRates), so
+    // each floor runs before the figure as often as after it.
     const runs = [
       { name: 'floor', url: `${floor.url}/floor`, connections, pid: floor.pid },
       { name: 'healthz', url: `${service.url}/healthz`, connections, pid: service.pid },
@@ -129,9 +138,11 @@ export async function run(ctx) {
       { name: 'create', ...creation(`${service.url}/vehicle-command`, auth), settle: () => noCommandPending(fixture.url, pendingId) },
     ];
     for (const run of runs) run.generator = generator;
-    const r = await measureRates(runs, ctx.quick ? { rounds: 1, seconds: 1, warmupSeconds: 1 } : { rounds: 5, seconds: 5, warmupSeconds: 3 });
+    // An even number of rounds: pairs of rounds, one in each order (pairedRatio).
+    const r = await measureRates(runs, ctx.quick ? { rounds: 2, seconds: 1, warmupSeconds: 1 } : { rounds: 6, seconds: 5, warmupSeconds: 3 });
+    // `floorKey`: a kind, or the two identical bare processes the figure ran between (floorRounds).
     const fig = (figure, key, target, floorKey = 'healthz') => ({
-      section: ctx.section, suite: name, name: figure, service: r[key].rps, floor: r[floorKey].rps, ratio: pairedRatio(r, key, floorKey), target,
+      section: ctx.section, suite: name, name: figure, service: r[key].rps, floor: median(floorRounds(r, floorKey)), ratio: pairedRatio(r, key, floorKey), target,
     });
     const latency = await creationToSuccess(service.url, auth, vin, ctx.quick ? 16 : 80);
     const info = (figure, value) => ({ section: ctx.section, suite: name, name: figure, service: value });
@@ -141,19 +152,23 @@ export async function run(ctx) {
       section: ctx.section, suite: name, name: figure, service: r[key][what], floor: r[floorKey][what], digits,
     });
     const postgres = ctx.kind === 'postgres';
+    // An A/A control's rounds: their spread, and their medians in each order (listed | reversed).
+    const aa = (key, floorKey) => `${roundsRange(r, key, floorKey)}; by order ${ratioByOrder(r, key, floorKey)}`;
+    // The bare exchange: its two processes, run one each side of the API process's creations.
+    const EXCHANGE = ['floor-oem', 'twin-oem'];
     return [
-      fig(`A/A: a second bare process vs the first, GET /floor (a ratio's chance in this run; rounds ${roundsRange(r, 'twin', 'floor')})`, 'twin', undefined, 'floor'),
-      fig(`  the same, GET /floor-vehicle (rounds ${roundsRange(r, 'twin-vehicle', 'floor-vehicle')})`, 'twin-vehicle', undefined, 'floor-vehicle'),
-      fig(`  the same, POST /floor-oem (rounds ${roundsRange(r, 'twin-oem', 'floor-oem')})`, 'twin-oem', undefined, 'floor-oem'),
-      fig('GET /healthz (the service\'s constant route: the per-request plumbing alone) vs a bare Fastify process, requests/s', 'healthz', { op: '>=', value: 0.85 }, 'floor'),
+      fig(`A/A: a second bare process vs the first, GET /floor (a ratio's chance in this run; rounds ${aa('twin', 'floor')})`, 'twin', undefined, 'floor'),
+      fig(`  the same, GET /floor-vehicle (rounds ${aa('twin-vehicle', 'floor-vehicle')})`, 'twin-vehicle', undefined, 'floor-vehicle'),
+      fig(`  the same, POST /floor-oem (rounds ${aa('twin-oem', 'floor-oem')})`, 'twin-oem', undefined, 'floor-oem'),
+      fig('GET /healthz (the service\'s constant route: the per-request plumbing alone) vs a bare Fastify process (the two, run one each side of it), requests/s', 'healthz', { op: '>=', value: 0.85 }, ['floor', 'twin']),
       fig('GET /vehicle/{vin}, requests/s', 'vehicle', { op: '>=', value: 0.5 }),
-      fig('  the same vs a bare Fastify process serving the same JSON', 'vehicle', { op: '>=', value: 0.65 }, 'floor-vehicle'),
-      fig('signed POST /vehicle-command creations/s by the API process alone (`serve --role api`) vs a bare route making one automaker exchange (nothing stored)', 'create-api', { op: '>=', value: postgres ? 0.35 : 0.5 }, 'floor-oem'),
+      fig('  the same vs a bare Fastify process serving the same JSON (the two)', 'vehicle', { op: '>=', value: 0.65 }, ['floor-vehicle', 'twin-vehicle']),
+      fig('signed POST /vehicle-command creations/s by the API process alone (`serve --role api`) vs a bare route making one automaker exchange (nothing stored; the two)', 'create-api', { op: '>=', value: postgres ? 0.35 : 0.5 }, EXCHANGE),
       fig('  the same vs the durable floor: a bare route that stores the command as the guarantee asks (committed before the exchange, its status URL after), batched as the service does, and nothing else (information)', 'create-api', undefined, 'floor-durable'),
-      fig('  the durable floor vs the bare exchange: what storing a command as the guarantee asks costs on this machine (information)', 'floor-durable', undefined, 'floor-oem'),
+      fig('  the durable floor vs the bare exchange: what storing a command as the guarantee asks costs on this machine (information)', 'floor-durable', undefined, EXCHANGE),
       fig('signed creations/s with the worker polling them in the same process (`serve`)', 'create', { op: '>=', value: 0.4 }),
-      fig('  the same vs the bare Fastify process', 'create', undefined, 'floor'),
-      fig('  the same vs a bare route making one automaker exchange (nothing stored)', 'create', undefined, 'floor-oem'),
+      fig('  the same vs the bare Fastify process', 'create', undefined, ['floor', 'twin']),
+      fig('  the same vs a bare route making one automaker exchange (nothing stored)', 'create', undefined, EXCHANGE),
       fig('GET /vehicle (20 vehicles), requests/s', 'vehicles'),
       fig('GET /vehicle-command/{id} of an ended command (its answer kept after the first read), requests/s', 'command-status', postgres ? { op: '>=', value: 0.5 } : undefined),
       fig('  the same of a Pending command (read from the database every time)', 'command-pending'),
