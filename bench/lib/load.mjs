@@ -46,13 +46,14 @@ export function assertClean(result, what) {
  * Figures of several request kinds measured alike: one warm-up each, then `rounds` rounds in which
  * every kind runs once in turn (so drift of a noisy machine spreads over all of them), each run
  * alone and clean. The second round, the fourth, … run the kinds in the reverse order, so a kind
- * that runs right before another in one round runs right after it in the next: whatever a place
- * in the order brings (what the run before left on the machine, the machine's speed rising or
- * falling over a round) falls on each side of a pair alike, and pairedRatio cancels it. A run's
- * optional `settle()` is awaited after each of its loads, so work it leaves behind (commands to
- * poll) is done before the next kind is measured. Resolves to the median requests/s, mean latency
- * and p99 of each, by name; for a run given the `pid` of the process it loads, also the median
- * CPU µs and minor page faults that process spent an answer.
+ * run early in one round runs late in the next: the machine's speed rising or falling over a
+ * round falls on both sides of a ratio alike over a pair of rounds, and pairedRatio cancels it
+ * (what a run leaves for the one after it does not cancel so: floorRounds). At the turn of a
+ * round, the last kind runs twice in a row. A run's optional `settle()` is awaited after each of
+ * its loads, so work it leaves behind (commands to poll) is done before the next kind is
+ * measured. Resolves to the median requests/s, mean latency and p99 of each, by name; for a run
+ * given the `pid` of the process it loads, also the median CPU µs and minor page faults that
+ * process spent an answer.
  */
 export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   const once = async (run, duration, what) => {
@@ -72,7 +73,7 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   for (const run of runs) await once(run, warmupSeconds, `${run.name} (warm-up)`);
   const results = new Map(runs.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i += 1) {
-    for (const run of i % 2 === 0 ? runs : [...runs].reverse()) results.get(run.name).push(await once(run, seconds, run.name));
+    for (const run of orderOfRound(runs, i)) results.get(run.name).push(await once(run, seconds, run.name));
   }
   return Object.fromEntries([...results].map(([name, rs]) => [name, {
     rps: median(rs.map((r) => r.rps)), mean: median(rs.map((r) => r.mean)), p99: median(rs.map((r) => r.p99)), rounds: rs.map((r) => r.rps),
@@ -80,15 +81,18 @@ export async function measureRates(runs, { rounds, seconds, warmupSeconds }) {
   }]));
 }
 
+/** The runs of round `round` (counted from 0) in the order they run: as listed, or reversed every other round. */
+export const orderOfRound = (runs, round) => (round % 2 === 0 ? runs : [...runs].reverse());
+
 /**
- * The ratio of kind `name` to kind `floor` (or to kinds: floorRounds) in `measureRates`' result:
+ * The ratio of kind `name` to kind `floor` (or to two kinds: floorRounds) in `measureRates`' result:
  * the median over pairs of rounds of each pair's own ratio. The machine's speed drifts by a third
  * within a minute (RESULTS.md, "Issue 22, sixth step"); a round's runs, made back to back, share
  * its speed, while the ratio of two medians can pair a fast minute of one with a slow minute of
  * the other. A pair of rounds (the 1st and 2nd, the 3rd and 4th, …) ran the kinds once in each
  * order (measureRates), and its ratio is the geometric mean of the two rounds' ratios, which
- * cancels what the order alone gave one side (RESULTS.md, "Issue 22, twenty-third step"). A last
- * round without its pair counts alone.
+ * cancels the machine's drift over a round (what the start of a round gives, the end takes back;
+ * RESULTS.md, "Issue 22, twenty-third step"). A last round without its pair counts alone.
  */
 export function pairedRatio(rates, name, floor) {
   const ratios = roundRatios(rates, name, floor);
@@ -115,17 +119,19 @@ export function ratioByOrder(rates, name, floor) {
 }
 
 /**
- * Each round's rate of kind `floor`; given several kinds (identical floor processes), each
- * round's geometric mean of theirs. A figure run between two identical floors, one before it and
- * one after it in both orders, is judged against both, so neither the place just before it nor
- * the one just after it counts alone.
+ * Each round's rate of kind `floor`; given two kinds (identical floor processes, each run just
+ * before the figure in one order: `[before it as listed, before it reversed]`), each round's rate
+ * of the one run just before the figure in that round. So a figure's floor always runs right
+ * before it, as in every round before rounds were reversed, and never right after: a run just
+ * after another kind's load carries whatever that load left, and the reversal would otherwise
+ * put the floor there every other round.
  */
 export function floorRounds(rates, floor) {
   if (typeof floor === 'string') return rates[floor].rounds;
-  return rates[floor[0]].rounds.map((_, i) => Math.exp(floor.reduce((sum, kind) => sum + Math.log(rates[kind].rounds[i]), 0) / floor.length));
+  return rates[floor[0]].rounds.map((_, i) => rates[floor[i % 2]].rounds[i]);
 }
 
-/** Each round's rate of kind `name` over the rate of `floor` (a kind, or kinds: floorRounds) in the same round. */
+/** Each round's rate of kind `name` over the rate of `floor` (a kind, or two: floorRounds) in the same round. */
 function roundRatios(rates, name, floor) {
   const b = floorRounds(rates, floor);
   return rates[name].rounds.map((rps, i) => rps / b[i]);
