@@ -20,10 +20,10 @@ const TIMEOUT_S = 60;
 const CLOUD_READY = 'simulated automaker cloud listening';
 const ACCEPTED = 'simulated automaker accepted a command';
 /**
- * Each test's bound: its own waits (the accepted lines up to 10 s, the commands' end up to 30 s)
- * and two starts add up past vitest's 30 s. A kill that lands while the worker holds its lease on
- * the commands (15 s, DEFAULT_WORKER_SETTINGS) leaves the restarted worker waiting for it to lapse,
- * the likely reason the PostgreSQL case, ~11 s alone, once ran past 30 s in a full CI run.
+ * Each test's bound: its own waits (the accepted lines and the status URLs up to 10 s each, the
+ * commands' end up to 30 s) and two starts add up past vitest's 30 s. A kill that lands while the
+ * worker holds its lease on the commands (15 s, DEFAULT_WORKER_SETTINGS) leaves the restarted
+ * worker waiting up to that long for it to lapse.
  */
 const TEST_TIMEOUT_MS = 75_000;
 
@@ -72,7 +72,7 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
   async function storedCommands(ids: readonly string[]) {
     const store = openStore(database.url, { poolSize: 1 });
     try {
-      return await store.db.selectFrom('commands').select(['id', 'status', 'detail', 'updated_at', 'deadline_at']).where('id', 'in', ids).execute();
+      return await store.db.selectFrom('commands').select(['id', 'status', 'detail', 'updated_at', 'deadline_at', 'status_url']).where('id', 'in', ids).execute();
     } finally {
       await store.close();
     }
@@ -85,6 +85,12 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     // Its lines reach the pipe when the test reads it (a busy machine may keep some in the
     // logger's buffer a moment): wait for every accepted line, so none dies with the process.
     await until('the automaker to log every command accepted', async () => ids.every((id) => acceptedIn(served!.output()).includes(id)), 10_000, 20);
+    // On PostgreSQL `Pending` is answered before the status URL's commit (create-command.ts): a
+    // kill before it lands leaves a command with no URL to poll, which ends only at its deadline
+    // as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case). That was the
+    // "not within 30000 ms" CI hit, reproduced by delaying the commit 50 ms a row with a trigger.
+    // These tests are about commands whose status URLs were stored, so the kill waits for them.
+    await until('every status URL to be stored', async () => (await storedCommands(ids)).every((c) => c.status_url !== null), 10_000, 20);
     await served!.stop('SIGKILL');
     // Everything it wrote before dying, read to the end of its pipe.
     const stdout = served!.child.stdout!;
