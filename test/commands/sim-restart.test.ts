@@ -1,7 +1,7 @@
 /**
- * `serve --sim` (what `npm start` runs) killed with SIGKILL while commands are Pending, then
- * started again on the same database: its in-process simulated automaker behaves like a real one
- * whose cloud kept running. It listens where it did (the port kept with the database) and knows
+ * `serve --sim` (what `npm start` runs) killed with SIGKILL while commands are Pending (their
+ * status URLs stored), then started again on the same database: its in-process simulated
+ * automaker behaves like a real one whose cloud kept running. It listens where it did (the port kept with the database) and knows
  * the commands it accepted, so each one ends `Success` before its deadline, initiated once.
  * When its port was taken meanwhile, it listens elsewhere and the commands pending at the old
  * address end in error, each with one log line saying why.
@@ -87,9 +87,8 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     await until('the automaker to log every command accepted', async () => ids.every((id) => acceptedIn(served!.output()).includes(id)), 10_000, 20);
     // On PostgreSQL `Pending` is answered before the status URL's commit (create-command.ts): a
     // kill before it lands leaves a command with no URL to poll, which ends only at its deadline
-    // as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case). That was the
-    // "not within 30000 ms" CI hit, reproduced by delaying the commit 50 ms a row with a trigger.
-    // These tests are about commands whose status URLs were stored, so the kill waits for them.
+    // as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case). These tests are
+    // about commands whose status URLs were stored, so the kill waits for them.
     await until('every status URL to be stored', async () => (await storedCommands(ids)).every((c) => c.status_url !== null), 10_000, 20);
     await served!.stop('SIGKILL');
     // Everything it wrote before dying, read to the end of its pipe.
