@@ -42,7 +42,7 @@ import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
 import { startOwnedPostgres, type OwnedPostgres } from '../support/owned-postgres.js';
 import { startServiceProcess, startUnlistenedServiceProcess, type ServiceProcess, type UnlistenedServiceProcess } from '../support/service-process.js';
 import { avlRecord } from '../support/tracker-fleet.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { until } from '../support/until.js';
 
 const SHORT = process.env.CLUSTER_SHORT === '1';
@@ -241,7 +241,7 @@ describe('the service across processes, under faults', () => {
       '--ingest-queue-ack-wait', `${ACK_WAIT_MS / 1000}s`, '--ingest-queue-publish-timeout', '8s',
       '--trip-stop', '1m', '--trip-gap', '3m', '--trip-min-duration', '30s', '--trip-lateness', '10s',
     ];
-    const ports = [await freePort(), await freePort()];
+    const ports = await freePorts(2);
     // At debug, edges log each acknowledgement and writers each stored message (see lostByNats).
     const traced = { ...env, LOG_LEVEL: 'debug' };
     for (const port of ports) edges.push(await startServiceProcess(['--role', 'api,gateway', '--teltonika-port', String(port), ...common], traced));

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
+import { freePorts } from './free-port.js';
 
 /** Debian's package puts it in /usr/sbin, which is not on every user's PATH. */
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
@@ -75,7 +75,8 @@ class Node implements NatsNode {
 /** One JetStream server, or a cluster of `count` (routes between all of them). */
 export async function startNatsServers(count: 1 | 3 = 1): Promise<NatsServers> {
   const dir = mkdtempSync(join(tmpdir(), 'telematics-nats-'));
-  const ports = await Promise.all(Array.from({ length: count }, async () => ({ client: await freePort(), cluster: await freePort() })));
+  const found = await freePorts(2 * count);
+  const ports = Array.from({ length: count }, (_, i) => ({ client: found[2 * i]!, cluster: found[2 * i + 1]! }));
   const nodes = ports.map((p, i) => {
     const name = `n${i + 1}`;
     const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-js', '-sd', join(dir, name)];
