@@ -18,6 +18,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { sign } from '../support/command-client.js';
 import { startServiceProcess } from '../support/service-process.js';
+import { statusUrlsStored } from '../support/status-urls-stored.js';
 
 const VINS = Array.from({ length: 5 }, (_, i) => `9BWCRASH00000000${i}`);
 const SIGN = 'crash-test-sign-secret-0123456789abcdefgh';
@@ -81,7 +82,7 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     // Killed once each status URL is stored: the answer does not wait for that commit, and a
     // command killed before it ends as `Command timeout.` (create-command.ts); the test below
     // shows a clean stop waits for it.
-    await statusUrlsStored(ids);
+    await statusUrlsStored(database.url, ids, 5000);
     const killed = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGKILL');
     await killed;
@@ -194,22 +195,6 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     const store = openStore(database.url, { poolSize: 1 });
     try {
       return await work(store.db);
-    } finally {
-      await store.close();
-    }
-  }
-
-  /** Waits (up to 5 s) until every command of `ids` has its status URL. */
-  async function statusUrlsStored(ids: readonly string[]) {
-    const store = openStore(database.url, { poolSize: 1 });
-    try {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const stored = await store.db.selectFrom('commands').select('id').where('id', 'in', ids).where('status_url', 'is not', null).execute();
-        if (stored.length === ids.length) return;
-        if (Date.now() > deadline) throw new Error(`${ids.length - stored.length} status URLs not stored after 5 s`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
     } finally {
       await store.close();
     }

@@ -1,8 +1,9 @@
 /**
  * `serve --sim` (what `npm start` runs) killed with SIGKILL while commands are Pending (their
  * status URLs stored), then started again on the same database: its in-process simulated
- * automaker behaves like a real one whose cloud kept running. It listens where it did (the port kept with the database) and knows
- * the commands it accepted, so each one ends `Success` before its deadline, initiated once.
+ * automaker behaves like a real one whose cloud kept running. It listens where it did (the port
+ * kept with the database) and knows the commands it accepted, so each one ends `Success` before
+ * its deadline, initiated once.
  * When its port was taken meanwhile, it listens elsewhere and the commands pending at the old
  * address end in error, each with one log line saying why.
  */
@@ -13,6 +14,7 @@ import { sign } from '../support/command-client.js';
 import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { statusUrlsStored } from '../support/status-urls-stored.js';
 import { until } from '../support/until.js';
 
 const VINS = processVins('9BWSMRSTRT', 10);
@@ -72,7 +74,7 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
   async function storedCommands(ids: readonly string[]) {
     const store = openStore(database.url, { poolSize: 1 });
     try {
-      return await store.db.selectFrom('commands').select(['id', 'status', 'detail', 'updated_at', 'deadline_at', 'status_url']).where('id', 'in', ids).execute();
+      return await store.db.selectFrom('commands').select(['id', 'status', 'detail', 'updated_at', 'deadline_at']).where('id', 'in', ids).execute();
     } finally {
       await store.close();
     }
@@ -85,11 +87,9 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     // Its lines reach the pipe when the test reads it (a busy machine may keep some in the
     // logger's buffer a moment): wait for every accepted line, so none dies with the process.
     await until('the automaker to log every command accepted', async () => ids.every((id) => acceptedIn(served!.output()).includes(id)), 10_000, 20);
-    // On PostgreSQL `Pending` is answered before the status URL's commit (create-command.ts): a
-    // kill before it lands leaves a command with no URL to poll, which ends only at its deadline
-    // as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case). These tests are
-    // about commands whose status URLs were stored, so the kill waits for them.
-    await until('every status URL to be stored', async () => (await storedCommands(ids)).every((c) => c.status_url !== null), 10_000, 20);
+    // A kill before a status URL's commit leaves a command with no URL to poll, which ends only
+    // at its deadline as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case).
+    await statusUrlsStored(database.url, ids, 10_000);
     await served!.stop('SIGKILL');
     // Everything it wrote before dying, read to the end of its pipe.
     const stdout = served!.child.stdout!;
