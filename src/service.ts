@@ -87,7 +87,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectors = new ConnectorRegistry({
       initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000,
-      trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000, movingSpeedKmh: config.tripMovingSpeed }),
+      trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000 }),
     });
     const metrics = new ServiceMetrics();
     queue = await openIngestQueue(config, logger, metrics);

@@ -1,7 +1,8 @@
 /**
  * What `/metrics` tells an operator about trackers, per protocol and transport: connections
  * (open now and ever), packets by outcome, records delivered, acknowledgements sent, ids that
- * are not registered, and commands written to trackers. A CRC failure or an unknown codec shows
+ * are not registered, commands written to trackers, and UDP records naming a tracker connected
+ * over TCP. A CRC failure or an unknown codec shows
  * here as a packet outcome: the tracker gets no ack and resends, so a rising count is the sign.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -19,6 +20,7 @@ export class GatewayMetrics {
   readonly acks: Counter<'protocol' | 'transport'>;
   readonly unknownIds: Counter<'protocol' | 'transport'>;
   readonly commands: Counter<'protocol' | 'outcome'>;
+  readonly udpBesideSession: Counter<'protocol'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -35,6 +37,11 @@ export class GatewayMetrics {
     this.commands = new Counter({
       name: 'tracker_commands_total', help: 'Commands to trackers: sent, answered, blocked (vehicle moving) or lost (connection closed before the answer)',
       labelNames: ['protocol', 'outcome'] as const, registers,
+    });
+    this.udpBesideSession = new Counter({
+      name: 'tracker_udp_records_beside_session_total',
+      help: 'Records received by UDP for a device id with a TCP or TLS session open on this gateway (likely spoofed: only the session\'s own records judge the ignition interlock)',
+      labelNames: ['protocol'] as const, registers,
     });
   }
 }

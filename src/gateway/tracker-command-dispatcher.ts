@@ -4,8 +4,14 @@
  * ready (its last records acknowledged, no answer awaited: Codec 12 answers carry no id, so one
  * command at a time), marks the row sent and then writes the command. Marking first means a
  * crash between the two loses the command (it ends as `Command timeout.`) rather than sending
- * it twice after a restart. An ignition command is checked against the vehicle's latest record
- * once more just before it goes: a vehicle that started moving while it waited is not cut.
+ * it twice after a restart.
+ *
+ * The ignition interlock is decided here, on the connection that carries the command, from that
+ * connection's own records only (session-movement.ts, domain/movement-window.ts): a stored
+ * record, which any source naming the vehicle could have written, neither blocks nor releases
+ * it. Moving: refused, `Commands blocked.`. No record on the connection yet: the command waits
+ * for the tracker's first packet (or its deadline). Standing: claimed, and judged once more right
+ * before the bytes are written, since a packet may be stored between the claim and the write.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -13,11 +19,12 @@ import type { Clock } from '../domain/clock.js';
 import { IGNITION_COMMANDS } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { pollCommandNow } from '../store/commands-queries.js';
-import { claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, type UnsentDeviceCommand } from '../store/device-commands-queries.js';
+import {
+  claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, withdrawClaimedDeviceCommand, type UnsentDeviceCommand,
+} from '../store/device-commands-queries.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
-import { isMoving } from './tracker-command-link.js';
-import type { TrackerSessions } from './tracker-sessions.js';
+import { CommandWithheld, type TrackerSession, type TrackerSessions } from './tracker-sessions.js';
 
 export interface DispatcherSettings {
   readonly movingSpeedKmh: number;
@@ -58,18 +65,32 @@ export class TrackerCommandDispatcher {
     for (const row of rows) {
       const session = this.#sessions.get(row.device_id);
       if (!session?.ready) continue;
-      if (IGNITION_COMMANDS.has(row.command) && await isMoving(this.#store, row.vin, this.#settings.movingSpeedKmh)) {
-        await refuseDeviceCommand(this.#store.db, row.command_id, 'blocked');
-        await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
-        this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'blocked' });
-        continue;
+      const ignition = IGNITION_COMMANDS.has(row.command);
+      if (ignition) {
+        const movement = session.movement.judge(this.#settings.movingSpeedKmh);
+        if (movement === 'unknown') continue;
+        if (movement === 'moving') {
+          await refuseDeviceCommand(this.#store.db, row.command_id, 'blocked');
+          await this.#blocked(row);
+          continue;
+        }
       }
       if (!session.ready || !(await claimDeviceCommand(this.#store.db, row.command_id, this.gatewayId, this.#clock.now()))) continue;
-      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(1000, row.command_deadline - this.#clock.now()))));
+      const mayWrite = ignition ? this.#standing(session) : undefined;
+      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(1000, row.command_deadline - this.#clock.now()), mayWrite)));
       this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'sent' });
       sent += 1;
     }
     return sent;
+  }
+
+  #standing(session: TrackerSession): () => boolean {
+    return () => session.movement.judge(this.#settings.movingSpeedKmh) === 'standing';
+  }
+
+  async #blocked(row: UnsentDeviceCommand): Promise<void> {
+    await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
+    this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'blocked' });
   }
 
   async #exchange(row: UnsentDeviceCommand, answer: Promise<string>): Promise<void> {
@@ -77,6 +98,7 @@ export class TrackerCommandDispatcher {
     try {
       text = await answer;
     } catch (error) {
+      if (error instanceof CommandWithheld) return this.#withdraw(row);
       this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'lost' });
       this.#logger.info({ command: row.command_id, vin: row.vin, reason: (error as Error).message }, 'tracker did not answer a command; it ends at its deadline');
       return;
@@ -87,6 +109,16 @@ export class TrackerCommandDispatcher {
       await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
     } catch (error) {
       this.#logger.warn({ command: row.command_id, err: error }, 'could not store a tracker answer; the command ends at its deadline');
+    }
+  }
+
+  /** Claimed, then found moving at the moment of writing: nothing left, so it ends `Commands blocked.`. */
+  async #withdraw(row: UnsentDeviceCommand): Promise<void> {
+    try {
+      await withdrawClaimedDeviceCommand(this.#store.db, row.command_id, this.gatewayId, 'blocked');
+      await this.#blocked(row);
+    } catch (error) {
+      this.#logger.warn({ command: row.command_id, err: error }, 'could not store a withheld ignition command; it ends at its deadline');
     }
   }
 

@@ -4,9 +4,12 @@
  * the tracker's connection to send; `poll` reads what came of it. Nothing here touches a socket,
  * so the API, the workers and the gateway may run in different processes (`serve --role`).
  *
- * Status URLs are `device:<command id>`. A command is refused before anything is sent when the
- * vehicle's latest record moves faster than the moving threshold (a relay cut at speed is
- * dangerous); it is not retried, and a tracker that never connects leaves it to the deadline.
+ * Status URLs are `device:<command id>`. Whether an ignition command may go (D11: not while the
+ * vehicle moves) is not judged here: the stored records any source naming the vehicle may have
+ * written (a UDP datagram with its IMEI, say), so a record that could block or release the relay
+ * from here could be anyone's. The gateway judges it from the records of the very connection
+ * that would carry it (tracker-command-dispatcher.ts), and a refusal reaches `poll` through the
+ * row. A tracker that never connects leaves the command to its deadline.
  */
 import type { Clock } from '../domain/clock.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from '../domain/oem-connector.js';
@@ -14,31 +17,17 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { IGNITION_COMMANDS, parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
-import { latestValues, recentSpeed } from '../store/telemetry-queries.js';
+import { latestValues } from '../store/telemetry-queries.js';
 import { findVehicleTracker } from '../store/vehicles-queries.js';
 
 export interface TrackerLinkSettings {
   /** How long an unsent command waits for its tracker: the command's own deadline. */
   readonly commandTimeoutMs: number;
-  /** D9's moving threshold: faster than this, ignition commands are blocked. */
-  readonly movingSpeedKmh: number;
 }
 
 const STATUS_PREFIX = 'device:';
-/** How far back a speed still counts when the newest records have none (no GPS fix: a tunnel). */
-const SPEED_WINDOW_MS = 10 * 60_000;
 /** An FMB tracker answers `setdigout` with the outputs' states (`DOUT1:ON Timeout:INFINITY`). */
 const DIGOUT_ANSWER = /DOUT\d/i;
-
-/**
- * Whether the vehicle was moving at its newest known speed (ignition commands wait for it to
- * stop). A vehicle with no speed in its last 10 minutes of records is taken as standing: a
- * tracker parked without a fix, in a garage, must still take commands.
- */
-export async function isMoving(store: StoreConnection, vin: string, movingSpeedKmh: number): Promise<boolean> {
-  const speed = await recentSpeed(store.db, vin, SPEED_WINDOW_MS);
-  return speed !== undefined && speed > movingSpeedKmh;
-}
 
 export class TrackerCommandLink implements OemConnector {
   readonly #store: StoreConnection;
@@ -57,10 +46,9 @@ export class TrackerCommandLink implements OemConnector {
     const text = immobilizer && trackerCommandText(request.command, immobilizer);
     if (!tracker?.deviceId || !text) throw new OemFailure('initiate', `vehicle ${request.vin} has no tracker that takes ${request.command}`);
     const now = this.#clock.now();
-    const blocked = IGNITION_COMMANDS.has(request.command) && await isMoving(this.#store, request.vin, this.#settings.movingSpeedKmh);
     await insertDeviceCommand(this.#store.db, {
       command_id: request.commandId, vin: request.vin, device_id: tracker.deviceId, command: request.command, text, created_at: now,
-      deadline_at: now + this.#settings.commandTimeoutMs, refusal: blocked ? 'blocked' : null,
+      deadline_at: now + this.#settings.commandTimeoutMs, refusal: null,
     });
     return { statusUrl: `${STATUS_PREFIX}${request.commandId}` };
   }

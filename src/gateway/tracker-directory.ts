@@ -18,6 +18,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { findTrackedVehicle, type TrackedVehicle } from '../store/vehicles-queries.js';
 import type { TrackerProtocol } from './gateway-metrics.js';
+import { OncePerWindow } from './once-per-window.js';
 
 const REFUSAL_LOG_WINDOW_MS = 60_000;
 /** Records stored in one group at most; a larger backlog goes in the next group. */
@@ -44,8 +45,7 @@ export class TrackerDirectory {
   #waiting: PendingDelivery[] = [];
   #groupsStoring = 0;
   readonly #maxGroups: number;
-  #refusalWindowStart = 0;
-  readonly #refusalsLogged = new Set<string>();
+  readonly #refusalsLogged = new OncePerWindow(REFUSAL_LOG_WINDOW_MS, MAX_REFUSALS_LOGGED);
 
   constructor(store: StoreConnection, clock: Clock, intake: IntakeSettings, logger: Logger) {
     this.#store = store;
@@ -101,14 +101,7 @@ export class TrackerDirectory {
 
   /** A warning line for a refused tracker, rate-limited (the id is not a secret: it is what the operator must register). */
   logRefusal(protocol: TrackerProtocol, deviceId: string, address: string | undefined): void {
-    const now = this.#clock.now();
-    if (now - this.#refusalWindowStart >= REFUSAL_LOG_WINDOW_MS) {
-      this.#refusalWindowStart = now;
-      this.#refusalsLogged.clear();
-    }
-    const key = `${protocol}:${deviceId}`;
-    if (this.#refusalsLogged.has(key) || this.#refusalsLogged.size >= MAX_REFUSALS_LOGGED) return;
-    this.#refusalsLogged.add(key);
+    if (!this.#refusalsLogged.passes(`${protocol}:${deviceId}`, this.#clock.now())) return;
     this.#logger.warn({ protocol, deviceId, address }, 'tracker refused: its id is not registered to a vehicle of a device OEM');
   }
 }

@@ -3,13 +3,30 @@
  * connection of its vehicle's tracker. A newer connection of the same tracker replaces the older
  * one, which is closed: devices reconnect on a new socket while the old one may still look open.
  */
+import type { SessionMovement } from './session-movement.js';
+
 export interface TrackerSession {
   readonly deviceId: string;
   /** Not reading, storing or acknowledging a packet, and no command awaiting its answer. */
   readonly ready: boolean;
-  /** Writes the command and resolves with the tracker's answer; rejects when the connection ends first or `timeoutMs` passes. */
-  sendCommand(text: string, timeoutMs: number): Promise<string>;
+  /** What this connection's own records say of the vehicle's movement (the ignition interlock reads nothing else). */
+  readonly movement: SessionMovement;
+  /**
+   * Writes the command and resolves with the tracker's answer; rejects when the connection ends
+   * first or `timeoutMs` passes. `mayWrite` is asked right before the bytes are written (which may
+   * be after a packet that arrived meanwhile was stored): false writes nothing and rejects with
+   * `CommandWithheld`.
+   */
+  sendCommand(text: string, timeoutMs: number, mayWrite?: () => boolean): Promise<string>;
   close(): void;
+}
+
+/** A command whose `mayWrite` said no at the moment of writing: nothing reached the tracker. */
+export class CommandWithheld extends Error {
+  constructor() {
+    super('withheld before writing');
+    this.name = 'CommandWithheld';
+  }
 }
 
 export class TrackerSessions {

@@ -1,7 +1,8 @@
 /**
  * A command's exchange with a tracker (migration 0010). Each transition is one guarded
  * statement: a row is sent at most once (`sent_at` is set by one gateway, before the bytes leave),
- * refused only while unsent, and answered only once sent.
+ * refused only while unsent (or withdrawn by the gateway that claimed it, before any byte left),
+ * and answered only once sent.
  */
 import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Db } from './connection.js';
@@ -52,6 +53,15 @@ export async function claimDeviceCommand(db: Db, commandId: string, gateway: str
 export async function refuseDeviceCommand(db: Db, commandId: string, reason: string): Promise<void> {
   await db.updateTable('device_commands').set({ refusal: reason })
     .where('command_id', '=', commandId).where(stillUnsent).execute();
+}
+
+/**
+ * A command `gateway` claimed but did not write after all (the ignition interlock said no at the
+ * moment of writing): it will never be sent, for `reason`. `sent_at` stays: that gateway held it.
+ */
+export async function withdrawClaimedDeviceCommand(db: Db, commandId: string, gateway: string, reason: string): Promise<void> {
+  await db.updateTable('device_commands').set({ refusal: reason })
+    .where('command_id', '=', commandId).where('sent_by', '=', gateway).where('answered_at', 'is', null).where('refusal', 'is', null).execute();
 }
 
 export async function recordDeviceAnswer(db: Db, commandId: string, answer: string, now: number): Promise<void> {

@@ -171,18 +171,6 @@ export function latestPositionedTelemetry(db: Db, vin: string) {
     .orderBy('ts', 'desc').limit(1).executeTakeFirst();
 }
 
-/**
- * The newest known speed among a VIN's records of the `windowMs` before its newest record
- * (a record without a GPS fix has no speed: the one before it tells). Undefined when none has one.
- */
-export async function recentSpeed(db: Db, vin: string, windowMs: number): Promise<number | undefined> {
-  const newest = await latestTelemetryTs(db, vin);
-  if (newest === undefined) return undefined;
-  const row = await db.selectFrom('telemetry').select('speed').where('vin', '=', vin).where('ts', '>=', newest - windowMs)
-    .where('speed', 'is not', null).orderBy('ts', 'desc').limit(1).executeTakeFirst();
-  return row?.speed ?? undefined;
-}
-
 /** The newest non-null value of each of `columns` for a VIN (a diagnostics answer from stored data). */
 export async function latestValues<C extends TelemetryColumn>(db: Db, vin: string, columns: readonly C[]): Promise<Partial<Record<C, number | string | null>>> {
   const values: Partial<Record<C, number | string | null>> = {};

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSocket } from 'node:dgram';
-import { CODEC_8E } from '../../src/gateway/teltonika/avl-record.js';
+import { CODEC_8E, type AvlRecord } from '../../src/gateway/teltonika/avl-record.js';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
@@ -34,6 +34,31 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     tracker?.close();
     await svc?.close();
   });
+
+  /**
+   * One datagram for `id` from another loopback address, as a stranger who knows the IMEI sends
+   * it; resolves once the gateway acknowledged it (the records are stored).
+   */
+  async function spoofDatagram(id: string, ...records: AvlRecord[]): Promise<void> {
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
+    const acked = new Promise((resolve) => udp.once('message', resolve));
+    udp.send(encodeUdpDatagram({ packetId: 7, avlPacketId: 7, imei: id }, CODEC_8E, records), svc.gateway!.teltonikaPort!, '127.0.0.1');
+    await acked;
+    udp.close();
+  }
+
+  /**
+   * Lets the last moving record leave the interlock's 2-minute window, and the clock pass any
+   * record dated 4 min ahead, then reports standing still.
+   */
+  async function standStill(): Promise<void> {
+    svc.clock.advance(5 * 60_000);
+    expect(await tracker.send([avlRecord(svc.clock.now() - 3000, { speed: 0 })])).toBe(1);
+  }
+
+  const udpBesideSession = async () =>
+    (await svc.metrics.getSingleMetric('tracker_udp_records_beside_session_total')?.get())?.values.find((m) => m.labels.protocol === 'teltonika')?.value ?? 0;
 
   /** Creates (and confirms) a command, then runs the worker with the clock until it ends. */
   async function run(v: string, command: string, maxSeconds = 20) {
@@ -73,7 +98,32 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Error', detail: 'Commands blocked.' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(tracker.commands.length).toBe(sent);
-    expect(await tracker.send([avlRecord(svc.clock.now() - 500, { speed: 0 })])).toBe(1);
+    await standStill();
+  });
+
+  it('when a datagram from another address says the moving tracker stands still, dated 4 min ahead, then disable_ignition still ends Commands blocked. and no setdigout reaches the tracker', async () => {
+    expect(await tracker.send([avlRecord(svc.clock.now() - 1000, { speed: 90 })])).toBe(1);
+    await spoofDatagram(imei, avlRecord(svc.clock.now() + 4 * 60_000, { speed: 0 }));
+    const sent = tracker.commands.length;
+    expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Error', detail: 'Commands blocked.' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tracker.commands.slice(sent)).toEqual([]);
+    await standStill();
+  });
+
+  it('when a datagram from another address says the standing tracker drives at 150 km/h, then disable_ignition is sent on the connection and ends Success', async () => {
+    await standStill();
+    await spoofDatagram(imei, avlRecord(svc.clock.now() - 1000, { speed: 150 })); // the newest record stored
+    const sent = tracker.commands.length;
+    expect(await run(vin, 'disable_ignition')).toMatchObject({ status: 'Success', detail: { ignition: 'disabled' } });
+    expect(tracker.commands.slice(sent)).toEqual(['setdigout 1']);
+  });
+
+  it('when records come by UDP for a tracker connected over TCP, then they are counted and logged', async () => {
+    const before = await udpBesideSession();
+    await spoofDatagram(imei, avlRecord(svc.clock.now() - 400, { speed: 0 }), avlRecord(svc.clock.now() - 300, { speed: 0 }));
+    expect(await udpBesideSession()).toBe(before + 2);
+    expect(svc.logs.some((l) => l.includes(`"deviceId":"${imei}"`) && l.includes('"address":"127.0.0.2"') && l.includes('UDP records for a tracker connected over TCP'))).toBe(true);
   });
 
   it('when the tracker answers an ignition command with anything but output states, then it ends Unsupported commands.', async () => {
@@ -85,18 +135,17 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     }
   });
 
-  it('when the vehicle starts moving while its ignition command waits for the tracker, then it is refused when the tracker connects, and nothing is sent', async () => {
+  it('when the vehicle starts moving while its ignition command waits for the tracker, then it waits for the connection\'s first records, is refused on them, and nothing is sent', async () => {
     const silent = TRACKED.silent;
     let created = await alpha.send({ vin: silent.vin, command: 'disable_ignition' });
     created = await alpha.send({ vin: silent.vin, command: 'disable_ignition', code: created.body.code });
     expect(created.body.status).toBe('Pending');
-    const udp = createSocket('udp4');
-    const acked = new Promise((resolve) => udp.once('message', resolve));
-    udp.send(encodeUdpDatagram({ packetId: 9, avlPacketId: 9, imei: silent.imei }, CODEC_8E, [avlRecord(svc.clock.now() - 1000, { speed: 60 })]), svc.gateway!.teltonikaPort!, '127.0.0.1');
-    await acked;
-    udp.close();
     const late = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: silent.imei, onCommand: () => 'DOUT1:ON' });
     await late.connect();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // six dispatcher passes: nothing to judge movement by yet
+    expect(late.commands).toEqual([]);
+    expect((await alpha.status(created.body.id)).body.status).toBe('Pending');
+    expect(await late.send([avlRecord(svc.clock.now() - 1000, { speed: 60 })])).toBe(1);
     let status = (await alpha.status(created.body.id)).body;
     for (let s = 0; s < 40 && status.status === 'Pending'; s += 1) {
       await new Promise((resolve) => setTimeout(resolve, 60));

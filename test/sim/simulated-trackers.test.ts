@@ -45,9 +45,9 @@ describe('simulated trackers', () => {
     const vehicle = simulator.vehicle(TRACKED.teltonika.vin)!;
     vehicle.activity = 'parked';
     vehicle.speedKmh = 0;
-    // The service checks the latest stored record: make it a standing one.
-    await simulator.runUntil(T0 + 10_000);
-    svc.clock.advance(10_000);
+    // The gateway judges the highest speed of the connection's last 2 minutes of records: stand that long.
+    svc.clock.advance(130_000);
+    await simulator.runUntil(T0 + 130_000);
     let created = await alpha.send({ vin: TRACKED.teltonika.vin, command: 'disable_ignition' });
     created = await alpha.send({ vin: TRACKED.teltonika.vin, command: 'disable_ignition', code: created.body.code });
     for (let i = 0; i < 40 && (await alpha.status(created.body.id)).body.status === 'Pending'; i += 1) {

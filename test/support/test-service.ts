@@ -135,7 +135,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
   const connectors = new ConnectorRegistry({
     initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
-    trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: 120_000, movingSpeedKmh: 3 }),
+    trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: 120_000 }),
   });
   let simCloud: { url?: string | undefined; key?: string | undefined } = {};
   const connectorSettings: TestConnectorSettings = {

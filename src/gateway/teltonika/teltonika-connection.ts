@@ -9,6 +9,8 @@
  *   resends on a fresh one.
  * - Frames are handled one at a time with the socket paused, so a peer that pipelines cannot
  *   queue unbounded work; the framer bounds the bytes held.
+ * - The records stored from this connection, and only those, are noted for the ignition
+ *   interlock (session-movement.ts): a datagram naming the same IMEI cannot speak for it.
  * - Codec 12 frames are never acknowledged; a type 6 frame answers the command awaited. One
  *   command at a time (answers carry no id); a command claimed while a packet is being handled
  *   is written right after that packet's ack. A tracker that does not answer before the command's
@@ -24,7 +26,8 @@ import type { Logger } from 'pino';
 import type { TrackedVehicle } from '../../store/vehicles-queries.js';
 import type { GatewayMetrics, TrackerTransport } from '../gateway-metrics.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
-import type { TrackerSession, TrackerSessions } from '../tracker-sessions.js';
+import { SessionMovement } from '../session-movement.js';
+import { CommandWithheld, type TrackerSession, type TrackerSessions } from '../tracker-sessions.js';
 import { loginAnswer, recordAck } from './acks.js';
 import { decodeTcpPacket } from './avl-decode.js';
 import { CODEC12_RESPONSE, encodeCodec12 } from './codec12.js';
@@ -47,6 +50,7 @@ interface AwaitedAnswer {
   timer: NodeJS.Timeout;
   /** The frame, until it is written (a packet was being handled when the command came). */
   frame: Buffer | undefined;
+  mayWrite: (() => boolean) | undefined;
 }
 
 export class TeltonikaConnection implements TrackerSession {
@@ -63,6 +67,7 @@ export class TeltonikaConnection implements TrackerSession {
   #ignition: boolean | undefined;
   #awaited: AwaitedAnswer | undefined;
   readonly #loginDeadline: NodeJS.Timeout;
+  readonly movement = new SessionMovement();
 
   constructor(socket: Socket, transport: TrackerTransport, deps: TeltonikaConnectionDeps) {
     this.#socket = socket;
@@ -91,7 +96,7 @@ export class TeltonikaConnection implements TrackerSession {
   }
 
   /** Rejects only when the connection is gone or another command awaits its answer. */
-  sendCommand(text: string, timeoutMs: number): Promise<string> {
+  sendCommand(text: string, timeoutMs: number, mayWrite?: () => boolean): Promise<string> {
     if (this.#closed || this.#vehicle === undefined) return Promise.reject(new Error('connection closed'));
     if (this.#awaited) return Promise.reject(new Error('another command awaits its answer'));
     return new Promise<string>((resolve, reject) => {
@@ -100,7 +105,7 @@ export class TeltonikaConnection implements TrackerSession {
         this.#socket.destroy();
       }, timeoutMs);
       timer.unref();
-      this.#awaited = { resolve, reject, timer, frame: encodeCodec12(text) };
+      this.#awaited = { resolve, reject, timer, frame: encodeCodec12(text), mayWrite };
       if (!this.#working) this.#writeCommand();
     });
   }
@@ -108,6 +113,7 @@ export class TeltonikaConnection implements TrackerSession {
   #writeCommand(): void {
     const awaited = this.#awaited;
     if (!awaited?.frame || this.#closed) return;
+    if (awaited.mayWrite && !awaited.mayWrite()) return this.#settleAnswer(undefined, new CommandWithheld());
     this.#socket.write(awaited.frame);
     awaited.frame = undefined;
   }
@@ -190,6 +196,7 @@ export class TeltonikaConnection implements TrackerSession {
       if (decoded.type === CODEC12_RESPONSE) this.#settleAnswer(decoded.text);
       return;
     }
+    const receivedAt = this.#deps.directory.now();
     const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.records, this.#ignition);
     try {
       await this.#deps.directory.deliver('teltonika', this.#imei!, vehicle, records);
@@ -200,6 +207,7 @@ export class TeltonikaConnection implements TrackerSession {
       return;
     }
     this.#ignition = ignition;
+    this.movement.note(records, receivedAt);
     if (this.#closed) return;
     this.#deps.metrics.packets.inc({ ...this.#labels, outcome: 'accepted' });
     this.#deps.metrics.records.inc(this.#labels, decoded.count);

@@ -8,6 +8,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
+import { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
 import { TeltonikaConnection, type TeltonikaConnectionDeps } from './teltonika-connection.js';
 import { TeltonikaUdpHandler } from './teltonika-udp.js';
@@ -67,7 +68,8 @@ export async function startTeltonikaListener(settings: TeltonikaListenSettings, 
     const port = await listen(tcp, settings.port, settings.host);
     servers.push(tcp);
     await bind(udp, port, settings.host);
-    const udpHandler = new TeltonikaUdpHandler(udp, deps.directory, deps.metrics, deps.logger);
+    const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.directory.now());
+    const udpHandler = new TeltonikaUdpHandler(udp, deps.directory, deps.metrics, deps.logger, besideSessions);
     const tlsPort = tls ? await listen(tls, settings.tls!.port, settings.host) : undefined;
     if (tls) servers.push(tls);
     return {

@@ -5,10 +5,12 @@
  * IMEIs and undecodable datagrams get no answer. A datagram is decoded as it arrives (garbage
  * costs nothing after that); decoded ones wait in one queue per IMEI, handled in arrival order
  * so the ignition state threads through them as on TCP, while IMEIs proceed side by side. The
- * bytes waiting are capped; past the cap datagrams are dropped unanswered, and resent.
+ * bytes waiting are capped; past the cap datagrams are dropped unanswered, and resent. Records for
+ * an IMEI with a TCP session open here are counted and logged (datagrams-beside-sessions.ts).
  */
 import type { Socket as UdpSocket, RemoteInfo } from 'node:dgram';
 import type { Logger } from 'pino';
+import type { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { udpAck } from './acks.js';
@@ -26,16 +28,18 @@ export class TeltonikaUdpHandler {
   readonly #directory: TrackerDirectory;
   readonly #metrics: GatewayMetrics;
   readonly #logger: Logger;
+  readonly #besideSessions: DatagramsBesideSessions;
   readonly #ignition = new Map<string, boolean | undefined>();
   /** The work queued per IMEI; an entry leaves when its chain settles. */
   readonly #chains = new Map<string, Promise<void>>();
   #queuedBytes = 0;
 
-  constructor(socket: UdpSocket, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger) {
+  constructor(socket: UdpSocket, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger, besideSessions: DatagramsBesideSessions) {
     this.#socket = socket;
     this.#directory = directory;
     this.#metrics = metrics;
     this.#logger = logger;
+    this.#besideSessions = besideSessions;
     socket.on('message', (datagram, peer) => this.#receive(datagram, peer));
   }
 
@@ -71,6 +75,7 @@ export class TeltonikaUdpHandler {
       this.#directory.logRefusal('teltonika', decoded.imei, peer.address);
       return;
     }
+    this.#besideSessions.note('teltonika', decoded.imei, peer.address, decoded.avl.count);
     const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.avl.records, this.#ignition.get(decoded.imei));
     try {
       await this.#directory.deliver('teltonika', decoded.imei, vehicle, records);
