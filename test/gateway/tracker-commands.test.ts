@@ -3,10 +3,11 @@
  * as Codec 12 on the tracker's open connection, the tracker answers, and the command worker ends
  * it, exactly as it ends a command to an automaker cloud.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createSocket } from 'node:dgram';
 import { CODEC_8E, type AvlRecord } from '../../src/gateway/teltonika/avl-record.js';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
+import { CommandWithheld } from '../../src/gateway/tracker-sessions.js';
 import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
 import { DATABASE_KINDS } from '../support/databases.js';
@@ -119,6 +120,15 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     expect(tracker.commands.slice(sent)).toEqual(['setdigout 1']);
   });
 
+  it('when the interlock says no right before a frame is written, then nothing reaches the tracker and the connection takes the next command', async () => {
+    const session = svc.gateway!.sessions.get(imei)!;
+    const sent = tracker.commands.length;
+    await expect(session.sendCommand('setdigout 1', 5000, () => false)).rejects.toBeInstanceOf(CommandWithheld);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(tracker.commands.length).toBe(sent);
+    expect(session.ready).toBe(true);
+  });
+
   it('when records come by UDP for a tracker connected over TCP, then they are counted and logged', async () => {
     const before = await udpBesideSession();
     await spoofDatagram(imei, avlRecord(svc.clock.now() - 400, { speed: 0 }), avlRecord(svc.clock.now() - 300, { speed: 0 }));
@@ -141,6 +151,7 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     created = await alpha.send({ vin: silent.vin, command: 'disable_ignition', code: created.body.code });
     expect(created.body.status).toBe('Pending');
     const late = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: silent.imei, onCommand: () => 'DOUT1:ON' });
+    onTestFinished(() => late.close());
     await late.connect();
     await new Promise((resolve) => setTimeout(resolve, 300)); // six dispatcher passes: nothing to judge movement by yet
     expect(late.commands).toEqual([]);
@@ -155,7 +166,6 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     }
     expect(status).toMatchObject({ status: 'Error', detail: 'Commands blocked.' });
     expect(late.commands).toEqual([]);
-    late.close();
   });
 
   it('when the tracker is not connected, then the command waits and ends Command timeout. at its deadline', async () => {
