@@ -2,8 +2,10 @@
  * Which vehicle a tracker is, and the one way tracker records enter the intake. A login or a
  * datagram names a device id; only a vehicle of a `device` OEM with that protocol and id answers
  * to it. Lookups go through the registry cache, unknown ids included: a refused id tried again
- * costs no query while the registry is unchanged (a new id costs one). Refusals are logged at
- * most once a minute per id, and at most 100 ids a minute in all.
+ * costs no query while the registry is unchanged (a new id costs one), and refused ids are kept
+ * apart from the rows found, so a flood of them never pushes out the vehicles the API serves
+ * (registry-cache.ts). Refusals are logged at most once a minute per id, and at most 100 ids a
+ * minute in all.
  *
  * Deliveries are committed in groups: packets that arrive while a group is being stored wait and
  * go together in the next one (one insert for many trackers, each still acknowledged only after

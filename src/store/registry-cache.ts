@@ -1,15 +1,41 @@
 /**
  * Registry rows read on every request (the caller's application, its vehicles), cached per store
  * while `RegistryChanges` can vouch for them; otherwise every read goes to the database. A value
- * read while the registry changed is returned but not kept. Bounded; values are shared, so
- * callers must not modify them.
+ * read while the registry changed is returned but not kept. Values are shared, so callers must
+ * not modify them.
+ *
+ * Bounded in two tables, each losing its oldest entry to make room: what was found, and what was
+ * not (undefined or null: an unknown tracker id, VIN or application). Anyone can make the service
+ * look up names that do not exist, as many as they like; kept apart, those lookups only push out
+ * each other, never the rows the requests of known callers need (one table of 20,000 was emptied
+ * by 20,000 unknown tracker ids).
  */
 import { classifyStoreError } from './classify-error.js';
 import type { StoreConnection } from './connection.js';
 
-const MAX_ENTRIES = 20_000;
-const caches = new WeakMap<StoreConnection, Map<string, { generation: number; value: unknown }>>();
+/** Rows found: a fleet's vehicles, applications, plans and OEMs, with room to spare. */
+const MAX_FOUND = 20_000;
+/** Names that found nothing: enough that a refused tracker retrying costs no query, while few of them retry at once. */
+const MAX_MISSING = 10_000;
+
+interface Cached {
+  readonly generation: number;
+  readonly value: unknown;
+}
+interface Tables {
+  readonly found: Map<string, Cached>;
+  readonly missing: Map<string, Cached>;
+}
+const caches = new WeakMap<StoreConnection, Tables>();
 const lastKnown = new WeakMap<StoreConnection, Map<string, unknown>>();
+
+const isMissing = (value: unknown): boolean => value === undefined || value === null;
+
+/** Sets `key` as the newest entry of `table`, the oldest leaving when it is full. */
+function keep<V>(table: Map<string, V>, key: string, value: V, max: number): void {
+  if (!table.delete(key) && table.size >= max) table.delete(table.keys().next().value!);
+  table.set(key, value);
+}
 
 export interface RegistryReadOptions {
   /**
@@ -33,7 +59,8 @@ export function peekRegistry<T>(store: StoreConnection, key: string): T | typeof
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return NOT_CACHED;
   changes.refresh();
-  const hit = caches.get(store)?.get(key);
+  const tables = caches.get(store);
+  const hit = tables?.found.get(key) ?? tables?.missing.get(key);
   return hit !== undefined && hit.generation === changes.generation ? hit.value as T : NOT_CACHED;
 }
 
@@ -43,13 +70,19 @@ export async function cachedRegistryRead<T>(store: StoreConnection, key: string,
   if (hit !== NOT_CACHED) return hit;
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return load();
-  let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new Map()));
+  let tables = caches.get(store);
+  if (!tables) caches.set(store, (tables = { found: new Map(), missing: new Map() }));
   const generation = changes.generation;
   const value = await load();
   if (changes.live && changes.generation === generation) {
-    if (cache.size >= MAX_ENTRIES) cache.clear(); // every entry of an older generation is dead anyway
-    cache.set(key, { generation, value });
+    // A key lives in one table: a name registered (or removed) since leaves the other.
+    if (isMissing(value)) {
+      tables.found.delete(key);
+      keep(tables.missing, key, { generation, value }, MAX_MISSING);
+    } else {
+      tables.missing.delete(key);
+      keep(tables.found, key, { generation, value }, MAX_FOUND);
+    }
   }
   return value;
 }
@@ -61,10 +94,7 @@ async function readRemembering<T>(store: StoreConnection, key: string, read: () 
     const value = await read();
     // Only what was found: lookups of names that do not exist (anyone can send those) must not
     // push out the rows an outage needs. The oldest entry goes first.
-    if (value !== undefined && value !== null) {
-      if (known.size >= MAX_ENTRIES && !known.has(key)) known.delete(known.keys().next().value!);
-      known.set(key, value);
-    }
+    if (!isMissing(value)) keep(known, key, value, MAX_FOUND);
     return value;
   } catch (error) {
     if (classifyStoreError(error) === 'unavailable' && known.has(key)) return known.get(key) as T;

@@ -11,7 +11,12 @@ import { connectSqlite } from '../../src/store/sqlite/connect-sqlite.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { Kysely, SqliteDialect } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
+import { authenticateBearer } from '../../src/auth/authenticate-bearer.js';
+import { TrackerDirectory } from '../../src/gateway/tracker-directory.js';
+import { createLogger } from '../../src/logger.js';
+import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
+import { countedStore } from '../support/statement-count.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('registry cache', () => {
@@ -137,4 +142,36 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('registry cache on PostgreSQL, c
     await setApplicationEnabled(other.db, 'alpha-dispatch', false, svc.clock.now());
     expect(await eventually(async () => (await vehicle()).status === 401)).toBeLessThan(1000);
   });
+});
+
+describe.each(DATABASE_KINDS)('registry cache under lookups of unknown names on %s', (kind) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService(kind);
+    for (let i = 0; i < 50 && !svc.store.registryChanges?.live; i += 1) await new Promise((r) => setTimeout(r, 20));
+  });
+  afterAll(async () => { await svc?.close(); });
+
+  it('when 20,000 unknown tracker ids are looked up, then the application a token names is still read from the cache, and a refused id tried again costs no query', async () => {
+    // The service's own store, its statements counted; the cache is kept per store object, so
+    // the directory and the authentication share this one's, as they share the service's.
+    const counted = countedStore(svc.store);
+    const header = `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}`;
+    const authenticate = () => authenticateBearer(counted.store, svc.keyring, svc.tokenSettings, header, svc.clock.now());
+    const directory = new TrackerDirectory(counted.store, svc.clock, { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, createLogger('silent'));
+    expect(await authenticate()).toHaveProperty('principal');
+    counted.reset();
+    await authenticate();
+    expect(counted.statements).toEqual([]);
+
+    const ids = Array.from({ length: 20_000 }, (_, i) => `35${String(i).padStart(13, '0')}`);
+    for (let i = 0; i < ids.length; i += 200) {
+      expect(await Promise.all(ids.slice(i, i + 200).map((id) => directory.find('teltonika', id)))).toEqual(Array(Math.min(200, ids.length - i)).fill(undefined));
+    }
+    expect(counted.statements).toHaveLength(20_000); // one indexed query per new id
+    counted.reset();
+    expect(await authenticate()).toHaveProperty('principal');
+    expect(await directory.find('teltonika', ids.at(-1)!)).toBeUndefined();
+    expect(counted.statements).toEqual([]);
+  }, 120_000);
 });
