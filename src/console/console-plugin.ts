@@ -47,8 +47,13 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     // None of the console's routes is part of the interface's document.
     app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
     await app.register(fastifyCookie);
-    // HSTS is the TLS terminator's to set for the whole host, not one application's route.
-    await app.register(fastifyHelmet, { contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false, strictTransportSecurity: false });
+    // HSTS is the TLS terminator's to set for the whole host, not one application's route. No
+    // X-Frame-Options: the CSP's frame-ancestors says it, and every browser that reads one
+    // header reads the other (where both are sent, frame-ancestors wins), so a second header
+    // could only ever disagree (helmet's SAMEORIGIN beside 'none' did).
+    await app.register(fastifyHelmet, {
+      contentSecurityPolicy: contentSecurityPolicy(settings), crossOriginEmbedderPolicy: false, strictTransportSecurity: false, xFrameOptions: false,
+    });
     const toConsole = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.redirect('/console/', 302);
     app.get('/', toConsole);
     app.get('/console', toConsole);

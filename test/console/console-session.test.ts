@@ -205,6 +205,20 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     expect(Object.keys(doc.body.paths)).toContain('/vehicle-data/latest');
   });
 
+  it('when anything under the console is answered, then framing is refused by CSP frame-ancestors alone, with no X-Frame-Options beside it', async () => {
+    const answers = [
+      await svc.request('GET', '/'),
+      await svc.request('GET', '/console/'),
+      await svc.request('GET', '/console/api/vehicle'),
+      await svc.request('POST', '/console/session', { json: { client_id: 'alpha-dispatch', client_secret: 'wrong' }, headers: CONSOLE }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([302, 200, 401, 401]);
+    for (const answer of answers) {
+      expect(answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(answer.headers.get('x-frame-options')).toBeNull();
+    }
+  });
+
   it('when sign-ins from one address exceed the limit, then 429 before the secret is checked', async () => {
     let status = 0;
     for (let i = 0; i < 40 && status !== 429; i += 1) {
