@@ -130,6 +130,8 @@ export interface ServiceConfig {
   readonly connectionsPerAddress: number;
   /** Event streams (GET /events/stream) one application may hold open at once, per process. */
   readonly eventStreamsPerApp: number;
+  /** Each open event stream's application is checked again this often, ms. */
+  readonly eventStreamRecheck: number;
   /** Networks webhooks may reach beyond public HTTPS addresses (plain HTTP included). */
   readonly webhookAllowCidrs?: readonly string[] | undefined;
   /** One webhook attempt's deadline, ms. */
@@ -189,6 +191,7 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'trustProxy', flag: '--trust-proxy', env: 'TELEMATICS_TRUST_PROXY', kind: 'trust-proxy', default: 'off', description: 'Behind reverse proxies: the number of proxies in front (`1` for one nginx or load balancer; a bare `--trust-proxy` means 1), or their addresses and ranges (`10.0.0.0/8,127.0.0.1`). The client address is then the X-Forwarded-For hop just before the trusted proxies, never a hop the client wrote; it feeds the per-address limits and logs. `off` believes no X-Forwarded-For' },
   { key: 'connectionsPerAddress', flag: '--connections-per-address', env: 'TELEMATICS_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, default: 256, unit: 'connections', description: 'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Proxies trusted by range are not capped, and with a hop count no direct peer is (they are the proxies: cap in the proxy). `0` turns it off' },
   { key: 'eventStreamsPerApp', flag: '--event-streams-per-app', env: 'TELEMATICS_EVENT_STREAMS_PER_APP', kind: 'integer', min: 1, max: 10_000, default: 5, unit: 'streams', description: 'Event streams (GET /events/stream) one application may hold open at once in this process; one more is answered 429' },
+  { key: 'eventStreamRecheck', flag: '--event-stream-recheck', env: 'TELEMATICS_EVENT_STREAM_RECHECK', kind: 'duration', min: 100, max: 60_000, default: '5s', description: 'How often each open event stream is checked again as a new request would be: the streams of an application disabled (`admin app disable`) or whose secret was rotated end within this long, not when their token expires' },
   { key: 'webhookAllowCidrs', flag: '--webhook-allow-cidr', env: 'TELEMATICS_WEBHOOK_ALLOW_CIDRS', kind: 'cidrs', defaultText: '(none: public HTTPS only)', description: 'A network webhook endpoints may be on (e.g. a LAN, 10.20.0.0/16), plain HTTP included; repeatable, comma-separated in the environment. Loopback, private, link-local and reserved addresses outside these ranges are refused, at registration and at every connection; cloud metadata addresses always are' },
   { key: 'webhookTimeout', flag: '--webhook-timeout', env: 'TELEMATICS_WEBHOOK_TIMEOUT', kind: 'duration', min: 1000, max: 60_000, default: '15s', description: 'How long one webhook attempt may take (connection and answer) before it counts as failed' },
   { key: 'webhookSendThreads', flag: '--webhook-send-threads', env: 'TELEMATICS_WEBHOOK_SEND_THREADS', kind: 'integer', min: 0, max: 16, default: 1, unit: 'threads', description: 'Threads that make the webhook POSTs (connections, requests, answers), each endpoint always on the same one; the dispatcher keeps the database and the signing in the main thread. `0` sends from the main thread' },

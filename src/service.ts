@@ -288,7 +288,7 @@ async function buildApiApp(
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
-    eventStreams: { perApplication: config.eventStreamsPerApp },
+    eventStreams: { perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
     metrics,
     metricsOnApiPort: config.opsPort === undefined,

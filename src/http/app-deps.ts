@@ -46,7 +46,7 @@ export interface AppDeps {
   readonly docs?: boolean;
   /** Where successful ingests are counted for the minute's log line; one logging every minute when absent. */
   readonly ingestSummary?: IngestSummary;
-  /** GET /events/stream; the defaults when absent (5 per application, 1 s polling, 15 s keep-alives, 30 min). */
+  /** GET /events/stream; the defaults when absent (5 per application, 1 s polling, 15 s keep-alives, 30 min, rechecked every 5 s). */
   readonly eventStreams?: Partial<EventStreamSettings>;
   /** How GET /vehicle-data/latest names a vehicle's state; 15 min offline and 3 km/h moving when absent. */
   readonly vehicleStates?: StateSettings;
@@ -71,4 +71,6 @@ export interface EventStreamSettings {
   readonly keepAliveMs: number;
   /** A stream ends after this long, ms; the client reconnects with Last-Event-ID (spreads streams over instances). */
   readonly maxDurationMs: number;
+  /** Each open stream's caller is checked again this often, ms; a refused one's streams end (open-event-streams.ts). */
+  readonly recheckMs: number;
 }

@@ -49,6 +49,16 @@ export function authenticateHook(deps: AppDeps): onRequestHookHandler {
   };
 }
 
+/**
+ * Whether a request with `header` would be let through now, by the same check as the hook (the
+ * verified-token cache, the application read through the registry cache): for what outlives its
+ * request, an event stream.
+ */
+export function stillAuthenticated(deps: AppDeps): (header: string | undefined) => Promise<boolean> {
+  const verified = verifiedTokensOf(deps.keyring);
+  return async (header) => !('rejected' in await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, header, deps.clock.now(), verified));
+}
+
 /** For another way in (the console's session): the caller the routes behind it will see. */
 export function setPrincipal(request: FastifyRequest, principal: Principal): void {
   (request as WithPrincipal)[PRINCIPAL] = principal;

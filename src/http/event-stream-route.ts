@@ -9,12 +9,13 @@ import { encodeEventCursor } from '../domain/event-cursor.js';
 import { EventStreamHub, type StreamedEvent } from '../events/event-stream-hub.js';
 import { feedStart, parseCursor, parseFeedSelection } from '../events/read-event-feed.js';
 import { lastEventPosition } from '../store/events-queries.js';
-import { principalOf } from './authenticate-hook.js';
+import { principalOf, stillAuthenticated } from './authenticate-hook.js';
+import { OpenEventStreams, type OpenStream } from './open-event-streams.js';
 import { AUTH_ERRORS, bearerSecurity, errorResponses } from './schemas.js';
 import type { AppDeps, EventStreamSettings } from './app-deps.js';
 import { markAnswer } from './request-accounting.js';
 
-const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000 };
+const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000, recheckMs: 5000 };
 /** What EventSource waits before reconnecting, ms (the SSE `retry:` field). */
 const RETRY_MS = 5000;
 
@@ -33,12 +34,16 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       pollMs: settings.pollMs,
       onError: (error) => deps.logger.error({ err: error }, 'event streams could not read the outbox; retrying'),
     });
-    const openByApplication = new Map<string, number>();
-    const open = new Set<() => void>();
+    const open = new OpenEventStreams({
+      perApplication: settings.perApplication,
+      recheckMs: settings.recheckMs,
+      stillAuthenticated: stillAuthenticated(deps),
+      onError: (error) => deps.logger.error({ err: error }, 'open event streams could not be checked again; retrying'),
+    });
     // Streams never end by themselves: close them, or closing the server would wait for them.
     app.addHook('preClose', async () => {
       hub.close();
-      for (const end of [...open]) end();
+      open.endAll();
     });
 
     app.get('/events/stream', {
@@ -47,7 +52,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         summary: 'Follow the events the application may see, live (Server-Sent Events)',
         description: 'text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it; the first frame\'s `id:` is where the stream starts. '
           + `Resumes after Last-Event-ID (or \`after\`), else from now; a comment line every ${settings.keepAliveMs / 1000} s; `
-          + `the stream ends after ${settings.maxDurationMs / 60_000} min (reconnect with Last-Event-ID). See docs/events.md.`,
+          + `the stream ends after ${settings.maxDurationMs / 60_000} min (reconnect with Last-Event-ID), and within ${settings.recheckMs / 1000} s of the application being disabled or its secret rotated. See docs/events.md.`,
         tags: ['events'],
         security: bearerSecurity,
         querystring: EventStreamQuery,
@@ -62,9 +67,8 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
       const lastEventId = request.headers['last-event-id'];
       const cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : request.query.after;
       const position = cursor === undefined ? await lastEventPosition(deps.store) : await feedStart(deps.store, parseCursor(cursor));
-      const held = openByApplication.get(applicationId) ?? 0;
-      if (held >= settings.perApplication) throw new ServiceError(errors.tooManyEventStreams, { max: String(settings.perApplication) });
-      openByApplication.set(applicationId, held + 1);
+      const stream: OpenStream = { applicationId, authorization: request.headers.authorization, end: (reason) => end(reason) };
+      if (!open.add(stream)) throw new ServiceError(errors.tooManyEventStreams, { max: String(settings.perApplication) });
 
       reply.hijack();
       // A hijacked reply passes no onSend hook: it takes its id header and its request line itself.
@@ -98,21 +102,18 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         send: (events) => res.write(events.map(frame).join('')),
         ready: () => new Promise((resolve) => res.once('drain', resolve)),
       });
-      function end(): void {
+      function end(reason?: 'revoked' | 'closing'): void {
         if (ended) return;
         ended = true;
         clearInterval(keepAlive);
         clearTimeout(maxDuration);
         subscription.end();
-        open.delete(end);
-        const left = (openByApplication.get(applicationId) ?? 1) - 1;
-        if (left > 0) openByApplication.set(applicationId, left);
-        else openByApplication.delete(applicationId);
-        if (!res.writableEnded) res.end();
-        request.log.info({ route: '/events/stream', applicationId }, 'event stream closed');
+        open.remove(stream);
+        // A comment says why to whoever reads the raw stream; the reconnect gets the 401 itself.
+        if (!res.writableEnded) res.end(reason === 'revoked' ? ': revoked\n\n' : undefined);
+        request.log.info({ route: '/events/stream', applicationId, ...(reason === 'revoked' ? { reason: 'the application was disabled or its credentials changed' } : {}) }, 'event stream closed');
       }
-      open.add(end);
-      res.once('close', end);
+      res.once('close', () => end());
       // A client gone while the stream was being set up: its 'close' has fired already.
       if (res.destroyed || request.raw.socket.destroyed) end();
     });

@@ -273,7 +273,7 @@ export interface paths {
         };
         /**
          * Follow the events the application may see, live (Server-Sent Events)
-         * @description text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it; the first frame's `id:` is where the stream starts. Resumes after Last-Event-ID (or `after`), else from now; a comment line every 15 s; the stream ends after 30 min (reconnect with Last-Event-ID). See docs/events.md.
+         * @description text/event-stream: `id:` a cursor, `event:` the type, `data:` the event as GET /events gives it; the first frame's `id:` is where the stream starts. Resumes after Last-Event-ID (or `after`), else from now; a comment line every 15 s; the stream ends after 30 min (reconnect with Last-Event-ID), and within 5 s of the application being disabled or its secret rotated. See docs/events.md.
          */
         get: operations["streamEvents"];
         put?: never;
