@@ -60,10 +60,26 @@ export async function insertDeliveries(db: Db, rows: readonly Insertable<Webhook
   }
 }
 
-/** Pending, due at `now`, and held by nobody (or its lease lapsed). */
+/**
+ * Pending, due at `now`, held by nobody (or its lease lapsed), and not for an endpoint of a
+ * disabled application: those wait, and fall due when it is enabled again. One uncorrelated
+ * subquery, the few endpoints of disabled applications, looked at once per statement.
+ */
 const dueAt = (now: number) => (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.and([
   eb('status', '=', PENDING), eb('next_attempt_at', '<=', now), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
+  eb('endpoint_id', 'not in', eb.selectFrom('webhook_endpoints').innerJoin('applications', 'applications.id', 'webhook_endpoints.application_id')
+    .select('webhook_endpoints.id').where('applications.enabled', '!=', 1)),
 ]);
+
+/**
+ * The endpoint's application is enabled. `admin app disable` cuts off tokens at once; it cuts
+ * off the application's webhooks too: their streams are neither taken nor kept while it is
+ * disabled, so nothing is read or sent for them, and the events wait at the stream's position.
+ */
+const applicationEnabled = (eb: ExpressionBuilder<Database, 'webhook_endpoints'>) => eb.exists(
+  eb.selectFrom('applications').select('applications.id')
+    .whereRef('applications.id', '=', 'webhook_endpoints.application_id').where('applications.enabled', '=', 1),
+);
 
 /** A due delivery with what sending it needs. */
 export interface DueDelivery {
@@ -276,12 +292,13 @@ export async function acquireStreams(db: Db, take: { owner: string; token: strin
 }
 
 /**
- * An enabled endpoint's stream nobody holds, or whose lease lapsed, or one of `reclaim`'s still
- * leased to `owner` (it let go of them without releasing them).
+ * An enabled endpoint's stream (of an enabled application) nobody holds, or whose lease lapsed,
+ * or one of `reclaim`'s still leased to `owner` (it let go of them without releasing them).
  */
 function streamFree(now: number, { owner, reclaim }: { owner: string; reclaim: readonly string[] }) {
   return (eb: ExpressionBuilder<Database, 'webhook_endpoints'>) => eb.and([
     eb('status', '=', ENABLED),
+    applicationEnabled(eb),
     eb.or([
       eb('stream_owner', 'is', null), eb('stream_lease_until', '<', now),
       ...(reclaim.length > 0 ? [eb.and([eb('id', 'in', reclaim), eb('stream_owner', 'like', `${owner}:%`)])] : []),
@@ -317,13 +334,14 @@ export async function dispatcherNews(db: Db, now: number, reclaim: { owner: stri
   return { unnumbered: Boolean(row.unnumbered), through: Number(row.through ?? 0), freeStream: Boolean(row.free_stream), due: Boolean(row.due) };
 }
 
-/** Extends the leases of streams these tenures still hold; answers the endpoints kept (the others were lost). */
+/** Extends the leases of streams these tenures still hold; answers the endpoints kept (the others were lost, disabled or their application disabled). */
 export async function renewStreams(db: Db, held: ReadonlyArray<{ id: string; token: string }>, leaseUntil: number): Promise<Set<string>> {
   const kept = new Set<string>();
   for (let i = 0; i < held.length; i += 500) {
     const chunk = held.slice(i, i + 500);
     const rows = await db.updateTable('webhook_endpoints').set({ stream_lease_until: leaseUntil })
       .where('id', 'in', chunk.map((h) => h.id)).where('stream_owner', 'in', [...new Set(chunk.map((h) => h.token))]).where('status', '=', ENABLED)
+      .where(applicationEnabled)
       .returning(['id', 'stream_owner']).execute();
     for (const row of rows) if (chunk.some((h) => h.id === row.id && h.token === row.stream_owner)) kept.add(row.id);
   }

@@ -32,6 +32,8 @@ import {
   acquireStreams, claimDeliveries, disableWebhookEndpoint, dispatcherNews, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
   type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
 } from '../store/webhook-queries.js';
+import { findApplicationById } from '../store/applications-queries.js';
+import { cachedRegistryRead } from '../store/registry-cache.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { DeliveryOutcomes, type DeliveryOutcome } from './delivery-outcomes.js';
@@ -392,7 +394,8 @@ export class WebhookDispatcher {
 
   /**
    * Rereads the endpoints that have lanes here: a rotated secret signs from now on, and what
-   * waits for an endpoint removed or disabled meanwhile (here or elsewhere) is not sent.
+   * waits for an endpoint removed or disabled meanwhile (here or elsewhere), or for one whose
+   * application was disabled, is not sent.
    */
   async #refreshLanes(): Promise<void> {
     if (this.#lanes.size === 0) return;
@@ -401,10 +404,13 @@ export class WebhookDispatcher {
     // Only the lanes read: one a refill opens meanwhile is not in `rows`, and is not gone.
     const lanes = [...this.#lanes];
     const rows = await findWebhookEndpoints(store.db, lanes.map(([id]) => id));
+    const disabledApplications = await this.#disabledApplications([...rows.values()].map((row) => row.application_id));
     const dropped: string[] = [];
     const released: string[] = [];
     for (const [id, lane] of lanes) {
-      const row = rows.get(id);
+      const found = rows.get(id);
+      // An endpoint of a disabled application is treated as disabled here; its rows are kept.
+      const row = found !== undefined && disabledApplications.has(found.application_id) ? { ...found, status: 'disabled' } : found;
       const tenure = this.#streams.get(id);
       if (row?.status !== 'enabled') {
         this.#abandoned.delete(id);
@@ -434,6 +440,20 @@ export class WebhookDispatcher {
     }
     await this.#giveBack(dropped);
     if (released.length > 0) await releaseStreams(store.db, this.#owner, released);
+  }
+
+  /**
+   * Which of these applications are disabled (or gone), read as bearer tokens read them: through
+   * the registry cache, so a pass costs no query for it while the registry is unchanged.
+   */
+  async #disabledApplications(ids: readonly string[]): Promise<Set<string>> {
+    const { store } = this.#deps;
+    const disabled = new Set<string>();
+    for (const id of new Set(ids)) {
+      const app = await cachedRegistryRead(store, `application:${id}`, () => findApplicationById(store.db, id));
+      if (app?.enabled !== 1) disabled.add(id);
+    }
+    return disabled;
   }
 
   /** Takes a lane's waiting work out (it will not be sent from here); answers the claimed delivery rows among it, to give back. */
