@@ -96,7 +96,8 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         told = Math.max(told, seen);
       }, settings.keepAliveMs);
       // A stream is as good as the token that opened it: it ends when the token expires (the
-      // client reconnects with a new one and Last-Event-ID), or after the longest allowed.
+      // client reconnects with a new one and Last-Event-ID), after the longest allowed, or when
+      // a recheck refuses the token (open-event-streams.ts).
       const maxDuration = setTimeout(() => end(), Math.min(settings.maxDurationMs, tokenLifeLeftMs(request.headers.authorization, deps.clock.now())));
       const subscription = hub.subscribe({ companyId, applicationId }, selection, position, {
         send: (events) => res.write(events.map(frame).join('')),
@@ -111,7 +112,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
         open.remove(stream);
         // A comment says why to whoever reads the raw stream; the reconnect gets the 401 itself.
         if (!res.writableEnded) res.end(reason === 'revoked' ? ': revoked\n\n' : undefined);
-        request.log.info({ route: '/events/stream', applicationId, ...(reason === 'revoked' ? { reason: 'the application was disabled or its credentials changed' } : {}) }, 'event stream closed');
+        request.log.info({ route: '/events/stream', applicationId, ...(reason === 'revoked' ? { reason: 'the application was disabled or removed, or its credentials changed' } : {}) }, 'event stream closed');
       }
       res.once('close', () => end());
       // A client gone while the stream was being set up: its 'close' has fired already.
