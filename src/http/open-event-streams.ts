@@ -82,7 +82,11 @@ export class OpenEventStreams {
     this.#sweeping = true;
     try {
       const byCaller = new Map<string | undefined, OpenStream[]>();
-      for (const stream of this.#streams) byCaller.set(stream.authorization, [...(byCaller.get(stream.authorization) ?? []), stream]);
+      for (const stream of this.#streams) {
+        const same = byCaller.get(stream.authorization);
+        if (same === undefined) byCaller.set(stream.authorization, [stream]);
+        else same.push(stream);
+      }
       for (const [authorization, streams] of byCaller) {
         if (await this.#options.stillAuthenticated(authorization)) continue;
         for (const stream of streams) if (this.#streams.has(stream)) stream.end('revoked');
