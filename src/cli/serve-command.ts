@@ -6,8 +6,11 @@ import { startService } from '../service.js';
 import { progressBar, type Progress } from './progress-bar.js';
 import { Terminal } from './terminal.js';
 
-/** Serve flags come from the settings table, so the CLI, the environment and the docs cannot drift. */
-export function registerServe(program: Command): void {
+/**
+ * Serve flags come from the settings table, so the CLI, the environment and the docs cannot drift.
+ * `run` is what the parsed configuration is handed to: the service, or a test's probe.
+ */
+export function registerServe(program: Command, run: (config: ServiceConfig) => Promise<void> = runService): void {
   const serve = program.command('serve').description('run the service');
   for (const spec of SETTINGS) {
     if (spec.flag === undefined) continue;
@@ -24,19 +27,37 @@ export function registerServe(program: Command): void {
       serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
     }
   }
-  serve.action(async (opts: FlagValues) => {
-    const config = loadConfig(opts);
-    const terminal = new Terminal();
-    const service = await startService(config, {
-      logger: serviceLogger(config, terminal),
-      print: (text) => terminal.print(text),
-      progress: drawnOnFirstUse(() => progressBar('simulated fleet backfill', terminal)),
-    });
-    await waitForSignal();
-    const timer = setTimeout(() => process.exit(1), 10_000);
-    timer.unref();
-    await service.close();
+  serve.action(async (_opts: unknown, command: Command) => {
+    await run(loadConfig(flagValuesOf(command)));
   });
+}
+
+/**
+ * The flags given, keyed by setting. Commander names a value after its flag (`--webhook-allow-cidr`
+ * is `webhookAllowCidr`), not after the setting's key (`webhookAllowCidrs`): each value is read
+ * under the name Commander gave that flag's option.
+ */
+function flagValuesOf(command: Command): FlagValues {
+  const values: FlagValues = {};
+  for (const spec of SETTINGS) {
+    const option = spec.flag === undefined ? undefined : command.options.find((o) => o.long === spec.flag);
+    if (option !== undefined) values[spec.key] = command.getOptionValue(option.attributeName()) as FlagValues[keyof ServiceConfig];
+  }
+  return values;
+}
+
+/** Runs the service until SIGTERM or SIGINT, then closes it (or exits after 10 s). */
+async function runService(config: ServiceConfig): Promise<void> {
+  const terminal = new Terminal();
+  const service = await startService(config, {
+    logger: serviceLogger(config, terminal),
+    print: (text) => terminal.print(text),
+    progress: drawnOnFirstUse(() => progressBar('simulated fleet backfill', terminal)),
+  });
+  await waitForSignal();
+  const timer = setTimeout(() => process.exit(1), 10_000);
+  timer.unref();
+  await service.close();
 }
 
 /**

@@ -1,0 +1,69 @@
+/**
+ * Every `serve` flag reaches the configuration. Commander names an option's value after its flag
+ * (`--webhook-allow-cidr` → `webhookAllowCidr`), SETTINGS after its key (`webhookAllowCidrs`): a
+ * flag whose two names differ was parsed and then dropped. One case per entry of SETTINGS that
+ * has a flag, so a setting added later is covered without anyone listing it here.
+ */
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, SETTINGS, type ServiceConfig, type SettingSpec } from '../../src/config.js';
+import { registerServe } from '../../src/cli/serve-command.js';
+
+/** Strings with a format of their own; any other string setting takes any text. */
+const FORMATTED_TEXT: Partial<Record<keyof ServiceConfig, string>> = {
+  database: './flag-test.db',
+  redisUrl: 'redis://redis.example:6379',
+  ingestQueue: 'nats://nats.example:4222',
+  consoleBasemap: 'https://tiles.example/{z}/{x}/{y}.png',
+};
+
+/** Settings that are only valid together with others (config.ts checks them), set in the environment. */
+const COMPANIONS: Partial<Record<keyof ServiceConfig, NodeJS.ProcessEnv>> = {
+  teltonikaTlsPort: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_CERT: 'c.pem', TELEMATICS_TELTONIKA_TLS_KEY: 'k.pem' },
+  teltonikaTlsCert: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_PORT: '5028', TELEMATICS_TELTONIKA_TLS_KEY: 'k.pem' },
+  teltonikaTlsKey: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_PORT: '5028', TELEMATICS_TELTONIKA_TLS_CERT: 'c.pem' },
+};
+
+/** A valid value of the setting's kind that is not its default: the command-line words and the same value as an environment variable would carry it. */
+function valueOf(spec: SettingSpec): { argv: string[]; env: string } {
+  const text = (value: string) => ({ argv: [spec.flag!, value], env: value });
+  switch (spec.kind) {
+    case 'boolean': return spec.negatable ? { argv: [`--no-${spec.flag!.slice(2)}`], env: 'false' } : { argv: [spec.flag!], env: 'true' };
+    case 'integer': case 'number': return text(String(spec.max));
+    case 'duration': return text(`${spec.max! / 1000}s`);
+    case 'choice': return text(spec.choices!.find((c) => c !== spec.default)!);
+    case 'rate': return text('5/30s');
+    case 'trust-proxy': return text('2');
+    case 'role': return text('api');
+    case 'cidrs': return text('10.20.0.0/16');
+    case 'string': return text(FORMATTED_TEXT[spec.key] ?? 'flag-test-value');
+  }
+}
+
+/** `serve …argv` through the real registration, with the service replaced by a probe that keeps the configuration. */
+async function configFromCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<ServiceConfig> {
+  let parsed: ServiceConfig | undefined;
+  const program = new Command('telematics').exitOverride();
+  const saved = process.env;
+  process.env = env;
+  try {
+    registerServe(program, async (config) => { parsed = config; });
+    await program.parseAsync(['serve', ...argv], { from: 'user' });
+  } finally {
+    process.env = saved;
+  }
+  return parsed!;
+}
+
+const FLAGGED = SETTINGS.filter((spec) => spec.flag !== undefined);
+const DEFAULTS = loadConfig({}, {});
+
+describe('serve flags', () => {
+  it.each(FLAGGED.map((spec) => [spec.flag!, spec] as const))('when %s is given, then its value reaches the configuration as the environment variable would', async (_flag, spec) => {
+    const value = valueOf(spec);
+    const companions = COMPANIONS[spec.key] ?? {};
+    const fromFlag = await configFromCommandLine(value.argv, companions);
+    expect(fromFlag[spec.key], `${value.argv.join(' ')} left ${spec.key} at its default`).not.toEqual(DEFAULTS[spec.key]);
+    if (spec.env !== undefined) expect(fromFlag[spec.key]).toEqual(loadConfig({}, { ...companions, [spec.env]: value.env })[spec.key]);
+  });
+});
