@@ -54,7 +54,7 @@ describe('webhook destinations, refused by default', () => {
     }
     for (const url of INVALID) {
       const res = await svc.request('POST', '/webhook-endpoints', { headers: auth, json: { url, event_types: ['*'] } });
-      expect({ url, body: res.body }).toEqual({ url, body: { detail: 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment.' } });
+      expect({ url, body: res.body }).toEqual({ url, body: { detail: 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).' } });
     }
     for (const body of [{ url: 42, event_types: ['*'] }, {}, { url: 'https://example.com/', event_types: [] }, { url: 'https://example.com/', event_types: ['webhook.ping'] }, { url: 'https://example.com/', event_types: 'trip.ended' }]) {
       const res = await svc.request('POST', '/webhook-endpoints', { headers: auth, json: body });

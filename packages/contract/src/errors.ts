@@ -81,7 +81,7 @@ export const errors = Object.freeze({
   tooManyEventStreams: entry('TLM_TOO_MANY_EVENT_STREAMS', 429, 'Too many event streams open for this application (at most {max}).'),
 
   // /webhook-endpoints (D12, OPERATIONS.md "Events")
-  webhookUrlInvalid: entry('TLM_WEBHOOK_URL_INVALID', 400, 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment.'),
+  webhookUrlInvalid: entry('TLM_WEBHOOK_URL_INVALID', 400, 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).'),
   webhookUrlRefused: entry('TLM_WEBHOOK_URL_REFUSED', 400, 'url points where webhooks may not go: {reason}.'),
   webhookEventTypesInvalid: entry('TLM_WEBHOOK_EVENT_TYPES_INVALID', 400, 'event_types must be a non-empty list of event types, or ["*"].'),
   tooManyWebhookEndpoints: entry('TLM_TOO_MANY_WEBHOOK_ENDPOINTS', 409, 'An application may have at most {max} webhook endpoints.'),

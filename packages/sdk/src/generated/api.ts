@@ -2247,7 +2247,7 @@ export interface operations {
             /**
              * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
              *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
-             *     - `TLM_WEBHOOK_URL_INVALID`: `url must be an absolute https URL of at most 2048 characters, without user name, password or fragment.`
+             *     - `TLM_WEBHOOK_URL_INVALID`: `url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).`
              *     - `TLM_WEBHOOK_URL_REFUSED`: `url points where webhooks may not go: {reason}.`
              *     - `TLM_WEBHOOK_EVENT_TYPES_INVALID`: `event_types must be a non-empty list of event types, or ["*"].`
              */
