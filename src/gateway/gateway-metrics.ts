@@ -1,16 +1,19 @@
 /**
  * What `/metrics` tells an operator about trackers, per protocol and transport: connections
  * (open now and ever), packets by outcome, records delivered, acknowledgements sent, ids that
- * are not registered, commands written to trackers, and UDP records naming a tracker connected
- * over TCP. A CRC failure or an unknown codec shows
- * here as a packet outcome: the tracker gets no ack and resends, so a rising count is the sign.
+ * are not registered, positions refused for their date, commands written to trackers, and UDP
+ * records naming a tracker connected over TCP. A CRC failure or an unknown codec shows here as a
+ * packet outcome: the tracker gets no ack and resends, so a rising count is the sign.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export type TrackerProtocol = 'teltonika' | 'osmand';
 export type TrackerTransport = 'tcp' | 'tls' | 'udp' | 'http';
-/** `accepted` or why a packet got no ack. */
-export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invalid' | 'unknown_id' | 'store_failed';
+/**
+ * `accepted` or why a packet got no ack; `date_out_of_range`: an OsmAnd request with positions
+ * dated in the future or before the data kept (Teltonika acknowledges those: see the listener).
+ */
+export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invalid' | 'unknown_id' | 'store_failed' | 'date_out_of_range';
 
 export class GatewayMetrics {
   readonly connections: Counter<'protocol' | 'transport'>;

@@ -17,6 +17,7 @@ import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
 import { DATABASE_KINDS } from '../support/databases.js';
+import { metricValue } from '../support/metrics-text.js';
 import { move, stand, syntheticDrive } from '../support/synthetic-drive.js';
 import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
@@ -71,10 +72,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     return res.body[v] as Record<string, unknown>[];
   };
   const storedCount = async (v: string) => (await svc.store.db.selectFrom('telemetry').select('ts').where('vin', '=', v).execute()).length;
-  const metric = async (name: string, labels: Record<string, string>) => {
-    const found = (await svc.metrics.getSingleMetric(name)?.get())?.values.find((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v));
-    return found?.value ?? 0;
-  };
+  const metric = (name: string, labels: Record<string, string>) => metricValue(svc.metrics, name, labels);
 
   it('when a registered tracker logs in and sends a Codec 8 Extended packet, then it gets the record count back and the data reads back with the D11 mapping', async () => {
     const t = await tracker();

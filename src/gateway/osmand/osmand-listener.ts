@@ -3,14 +3,18 @@
  * §6): any method and path, the position in the query string (or a form body when the query is
  * empty, as older clients send it) or, from Traccar Client 9, a JSON body. An accepted position
  * is answered 200 with an empty body; a request that cannot be read 400; an id that is not
- * registered 400 in the query form and 404 in the JSON form, as Traccar answers. Error bodies are
- * `{"detail": …}` like the API's. OsmAnd has no downlink: nothing is ever sent back.
+ * registered 400 in the query form and 404 in the JSON form, as Traccar answers; a position dated
+ * in the future or before the data kept 400 (see `notStored`). Error bodies are `{"detail": …}`
+ * like the API's, with fixed texts: nothing of the request (URL, body, headers) is echoed. OsmAnd
+ * has no downlink: nothing is ever sent back.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { clientErrorHandlerOf } from '../../http/error-handler.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode-osmand.js';
+import { fixedDetail, notStored } from './osmand-answers.js';
 
 const LABELS = { protocol: 'osmand', transport: 'http' } as const;
 /** A JSON batch of 500 locations is about 250 KB. */
@@ -34,7 +38,16 @@ function decode(request: FastifyRequest, now: number): { decoded: OsmandDecode; 
 export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger): FastifyInstance {
   // Fastify's own info lines (its listen line) repeat the gateway's: warnings and worse only.
   const level = logger.levels.values[logger.level]! >= logger.levels.values.warn! ? logger.level : 'warn';
-  const app = Fastify({ loggerInstance: logger.child({ listener: 'osmand' }, { level }) as FastifyBaseLogger, bodyLimit: BODY_LIMIT, logController: new LogController({ disableRequestLogging: true }), requestTimeout: 30_000 });
+  const log = logger.child({ listener: 'osmand' }, { level }) as FastifyBaseLogger;
+  const app = Fastify({
+    loggerInstance: log, bodyLimit: BODY_LIMIT, logController: new LogController({ disableRequestLogging: true }), requestTimeout: 30_000,
+    // What Node's parser refuses (headers over 16 KiB: 431), and a URL Fastify cannot decode: fixed texts too.
+    clientErrorHandler: clientErrorHandlerOf(log),
+    frameworkErrors: (_error, _request, reply) => {
+      metrics.packets.inc({ ...LABELS, outcome: 'malformed' });
+      return (reply as FastifyReply).code(400).send({ detail: fixedDetail(400) });
+    },
+  });
   // Form bodies and whatever else a phone app sends are read as text; JSON keeps Fastify's parser.
   app.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -43,12 +56,14 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
     metrics.open.inc(LABELS);
     socket.once('close', () => metrics.open.dec(LABELS));
   });
+  // Fastify's messages can quote the request (a JSON parse error quotes the body): fixed texts by status.
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) logger.error({ err: error }, 'OsmAnd request failed');
     metrics.packets.inc({ ...LABELS, outcome: 'malformed' });
-    return reply.code(status).send({ detail: status === 500 ? 'Internal error.' : error.message });
+    return reply.code(status).send({ detail: fixedDetail(status) });
   });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: fixedDetail(404) }));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { decoded, json } = decode(request, directory.now());
     if (!decoded.ok) {
@@ -63,15 +78,20 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
       return reply.code(json ? 404 : 400).send({ detail: `device ${decoded.deviceId} is not registered` });
     }
     const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values }));
+    let refused: number;
     try {
-      await directory.deliver('osmand', decoded.deviceId, vehicle, records);
+      refused = (await directory.deliver('osmand', decoded.deviceId, vehicle, records)).rejected.length;
     } catch (error) {
       metrics.packets.inc({ ...LABELS, outcome: 'store_failed' });
       logger.warn({ err: error, deviceId: decoded.deviceId }, 'OsmAnd position not stored');
       return reply.code(503).send({ detail: 'The position could not be stored; send it again.' });
     }
+    metrics.records.inc(LABELS, records.length - refused);
+    if (refused > 0) {
+      metrics.packets.inc({ ...LABELS, outcome: 'date_out_of_range' });
+      return reply.code(400).send({ detail: notStored(refused, records.length) });
+    }
     metrics.packets.inc({ ...LABELS, outcome: 'accepted' });
-    metrics.records.inc(LABELS, records.length);
     metrics.acks.inc(LABELS);
     return reply.code(200).send('');
   };
