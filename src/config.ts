@@ -153,6 +153,10 @@ export interface ServiceConfig {
   readonly gatewayHost: string;
   /** Milliseconds a connected tracker may stay silent before it is disconnected. */
   readonly trackerIdleTimeout: number;
+  /** Tracker connections open at once; undefined: half the open-file limit. */
+  readonly trackerConnections: number | undefined;
+  /** Tracker connections per remote address; 0 for no cap. */
+  readonly trackerConnectionsPerAddress: number;
 }
 
 const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
@@ -220,6 +224,8 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'osmandPort', flag: '--osmand-port', env: 'TELEMATICS_OSMAND_PORT', kind: 'integer', min: 0, max: 65535, defaultText: '(none: off; 5055 with `--demo`)', description: 'Listen for phone tracking apps speaking OsmAnd (Traccar Client) over HTTP on this port' },
   { key: 'gatewayHost', flag: '--gateway-host', env: 'TELEMATICS_GATEWAY_HOST', kind: 'string', defaultText: 'the value of `--host`', description: 'Address of the tracker listeners; trackers connect from the internet, so usually 0.0.0.0 while the API stays behind a proxy' },
   { key: 'trackerIdleTimeout', flag: '--tracker-idle-timeout', env: 'TELEMATICS_TRACKER_IDLE_TIMEOUT', kind: 'duration', min: 10_000, max: 86_400_000, default: '15m', description: 'A connected tracker that sends nothing (not even a keep-alive) for this long is disconnected; it reconnects when it has data' },
+  { key: 'trackerConnections', flag: '--tracker-connections', env: 'TELEMATICS_TRACKER_CONNECTIONS', kind: 'integer', min: 1, max: 1_000_000, defaultText: 'half the open-file limit (512 where it cannot be read)', unit: 'connections', description: 'Tracker connections (Teltonika TCP and TLS, OsmAnd HTTP together) open at once; more are closed at once and counted in `tracker_connections_refused_total`. At most the open-file limit less 64, so the API, the database and log files always have descriptors; the limit and the cap are logged at start (see "Trackers")' },
+  { key: 'trackerConnectionsPerAddress', flag: '--tracker-connections-per-address', env: 'TELEMATICS_TRACKER_CONNECTIONS_PER_ADDRESS', kind: 'integer', min: 0, max: 1_000_000, default: 100, unit: 'connections', description: 'Tracker connections one remote address (an IPv6 /64) may hold open; more are closed at once. Trackers behind one NAT or a private APN share an address: raise it, or `0` turns it off' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'TELEMATICS_BODY_LIMIT', kind: 'integer', min: 1024, max: 64 * 1024 * 1024, default: 1_048_576, unit: 'bytes', description: 'Largest request body accepted; larger ones get 413' },
 ];
 
@@ -472,5 +478,6 @@ export function gatewaySettingsOf(config: ServiceConfig) {
     loginTimeoutMs: 10_000,
     idleTimeoutMs: config.trackerIdleTimeout,
     commandIntervalMs: 250,
+    connections: { total: config.trackerConnections, perAddress: config.trackerConnectionsPerAddress },
   };
 }

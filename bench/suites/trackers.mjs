@@ -70,7 +70,11 @@ export async function run(ctx) {
   const fixture = await createTrackerFixture({ kind: ctx.kind, adminUrl: ctx.adminUrl, vehicles: Math.max(plan.trackers, idle) });
   const serve = (what, nodeArgs) => startTrackerService({
     database: fixture.url, keys: fixture.keys, logFile: join(fixture.scratch, `service-${what}.log`),
-    settings: { TELEMATICS_CONNECTIONS_PER_ADDRESS: String(HTTP_CAP) }, nodeArgs,
+    // Every tracker here connects from 127.0.0.1: no per-address tracker cap, and a total that holds them all.
+    settings: {
+      TELEMATICS_CONNECTIONS_PER_ADDRESS: String(HTTP_CAP), TELEMATICS_TRACKER_CONNECTIONS_PER_ADDRESS: '0',
+      TELEMATICS_TRACKER_CONNECTIONS: String(Math.max(plan.trackers, idle) + 64),
+    }, nodeArgs,
   });
   // Instants up to 5 s ago, one a second per vehicle; slots 0–3 (below) never overlap.
   const shape = { end: Math.floor(Date.now() / 1000) * 1000 - 5_000, packets: plan.packets, perPacket: plan.perPacket };

@@ -1,9 +1,10 @@
 /**
  * What `/metrics` tells an operator about trackers, per protocol and transport: connections
  * (open now and ever), packets by outcome, records delivered, acknowledgements sent, ids that
- * are not registered, positions refused for their date, commands written to trackers, and UDP
- * records naming a tracker connected over TCP. A CRC failure or an unknown codec shows here as a
- * packet outcome: the tracker gets no ack and resends, so a rising count is the sign.
+ * are not registered, connections refused over the caps (`--tracker-connections`, its per-address
+ * twin), positions refused for their date, commands written to trackers, and UDP records naming
+ * a tracker connected over TCP. A CRC failure or an unknown codec shows here as a packet outcome:
+ * the tracker gets no ack and resends, so a rising count is the sign.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -18,6 +19,7 @@ export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invali
 export class GatewayMetrics {
   readonly connections: Counter<'protocol' | 'transport'>;
   readonly open: Gauge<'protocol' | 'transport'>;
+  readonly refused: Counter<'protocol' | 'transport' | 'reason'>;
   readonly packets: Counter<'protocol' | 'transport' | 'outcome'>;
   readonly records: Counter<'protocol' | 'transport'>;
   readonly acks: Counter<'protocol' | 'transport'>;
@@ -30,6 +32,10 @@ export class GatewayMetrics {
     const labelNames = ['protocol', 'transport'] as const;
     this.connections = new Counter({ name: 'tracker_connections_total', help: 'Tracker connections accepted', labelNames, registers });
     this.open = new Gauge({ name: 'tracker_connections_open', help: 'Tracker connections open now', labelNames, registers });
+    this.refused = new Counter({
+      name: 'tracker_connections_refused_total', help: 'Tracker connections closed at once: all --tracker-connections open (reason total), or --tracker-connections-per-address from one address (reason address)',
+      labelNames: [...labelNames, 'reason'] as const, registers,
+    });
     this.packets = new Counter({
       name: 'tracker_packets_total', help: 'Tracker packets (requests for OsmAnd) by outcome; only accepted ones are acknowledged',
       labelNames: [...labelNames, 'outcome'] as const, registers,

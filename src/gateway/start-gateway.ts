@@ -13,6 +13,8 @@ import { startPeriodic } from '../workers/periodic.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { startOsmandListener, type OsmandListener } from './osmand/osmand-listener.js';
 import { startTeltonikaListener, type TeltonikaListener } from './teltonika/teltonika-listener.js';
+import { readOpenFileLimit } from './open-file-limit.js';
+import { TrackerConnectionCap, trackerConnectionLimitsOf } from './tracker-connection-cap.js';
 import { TrackerCommandDispatcher } from './tracker-command-dispatcher.js';
 import { TrackerDirectory } from './tracker-directory.js';
 import { TrackerSessions } from './tracker-sessions.js';
@@ -30,6 +32,8 @@ export interface GatewaySettings {
   readonly idleTimeoutMs: number;
   /** How often unsent commands are looked for. */
   readonly commandIntervalMs: number;
+  /** `--tracker-connections` (undefined: sized from the open-file limit) and `--tracker-connections-per-address` (0: none). */
+  readonly connections: { readonly total: number | undefined; readonly perAddress: number };
 }
 
 export interface RunningGateway {
@@ -46,6 +50,7 @@ export async function startGateway(
   const metrics = new GatewayMetrics(registry);
   const directory = new TrackerDirectory(store, clock, settings.intake, logger);
   const sessions = new TrackerSessions();
+  const cap = new TrackerConnectionCap(connectionLimits(settings, logger), metrics, logger);
   let teltonika: TeltonikaListener | undefined;
   let osmand: OsmandListener | undefined;
   try {
@@ -54,12 +59,13 @@ export async function startGateway(
       teltonika = await inUseSays('--teltonika-port / --teltonika-tls-port', () => startTeltonikaListener(
         { host: settings.host, port: teltonikaPort, tls: settings.teltonikaTls },
         { directory, sessions, metrics, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs },
+        cap,
       ));
       logger.info({ host: settings.host, port: teltonika.port, tlsPort: teltonika.tlsPort }, 'Teltonika trackers: TCP and UDP listening');
     }
     const osmandPort = settings.osmandPort;
     if (osmandPort !== undefined) {
-      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, directory, metrics, logger));
+      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, directory, metrics, cap, logger));
       logger.info({ host: settings.host, port: osmand.port }, 'OsmAnd trackers: HTTP listening');
     }
   } catch (error) {
@@ -81,6 +87,20 @@ export async function startGateway(
       await directory.settle();
     },
   };
+}
+
+/**
+ * The connection caps, sized from the open-file limit and logged with it: an operator who sees
+ * refusals finds here what the cap was and what raising the limit would allow.
+ */
+function connectionLimits(settings: GatewaySettings, logger: Logger) {
+  const limit = readOpenFileLimit();
+  const limits = trackerConnectionLimitsOf(settings.connections, limit);
+  logger.info({ openFiles: limit ?? 'unknown', trackerConnections: limits.total, perAddress: limits.perAddress }, 'tracker connections capped');
+  if (limits.lowered) {
+    logger.warn({ configured: settings.connections.total, openFiles: limit?.soft, trackerConnections: limits.total }, '--tracker-connections is more than the open-file limit allows with descriptors kept for the API: lowered; raise the limit (LimitNOFILE, ulimit -n) for more');
+  }
+  return limits;
 }
 
 /** A port already taken is an operator's fix: say which setting moves it. */

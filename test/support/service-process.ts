@@ -38,10 +38,15 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
 }
 
+export interface ServiceProcessOptions {
+  /** The open-file limit the process starts with (util-linux `prlimit`), as a shell's `ulimit -Sn`/`-Hn` would set it. */
+  readonly openFiles?: { readonly soft: number; readonly hard: number };
+}
+
 /** Starts `telematics serve --port 0 …args` and resolves once it listens (and `readyText` was printed, if given). */
-export async function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string): Promise<ServiceProcess> {
+export async function startServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText?: string, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   let url = '';
-  const started = await launch(['--port', '0', ...args], env, 'listen', (out) => {
+  const started = await launch(['--port', '0', ...args], env, 'listen', options, (out) => {
     const m = /Server listening at (http:\/\/[\d.:]+)/.exec(out);
     if (!m || (readyText !== undefined && !out.includes(readyText))) return false;
     url = m[1]!;
@@ -58,12 +63,15 @@ export interface UnlistenedServiceProcess {
 
 /** Starts `telematics serve …args` that opens no listener (`--role workers` without `--ops-port`); resolves once `readyText` is printed. */
 export function startUnlistenedServiceProcess(args: readonly string[], env: NodeJS.ProcessEnv, readyText: string): Promise<UnlistenedServiceProcess> {
-  return launch(args, env, `print "${readyText}"`, (out) => out.includes(readyText));
+  return launch(args, env, `print "${readyText}"`, {}, (out) => out.includes(readyText));
 }
 
 /** Spawns `serve …args` and resolves once `ready(output)` holds; a process that never gets there is killed. */
-function launch(args: readonly string[], env: NodeJS.ProcessEnv, what: string, ready: (out: string) => boolean): Promise<UnlistenedServiceProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(args: readonly string[], env: NodeJS.ProcessEnv, what: string, options: ServiceProcessOptions, ready: (out: string) => boolean): Promise<UnlistenedServiceProcess> {
+  const command = [process.execPath, BIN, 'serve', ...args];
+  // prlimit execs the command in its own process: the child's pid and signals are the service's.
+  if (options.openFiles) command.unshift('prlimit', `--nofile=${options.openFiles.soft}:${options.openFiles.hard}`, '--');
+  const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let out = '';

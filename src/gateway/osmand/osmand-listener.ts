@@ -8,10 +8,12 @@
  * like the API's, with fixed texts: nothing of the request (URL, body, headers) is echoed. OsmAnd
  * has no downlink: nothing is ever sent back.
  */
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientErrorHandlerOf } from '../../http/error-handler.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
+import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode-osmand.js';
 import { fixedDetail, notStored } from './osmand-answers.js';
@@ -35,7 +37,7 @@ function decode(request: FastifyRequest, now: number): { decoded: OsmandDecode; 
   return { decoded: { ok: false, status: 400, reason: 'the position is missing: send id, lat, lon and timestamp in the query string' }, json: false };
 }
 
-export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger): FastifyInstance {
+export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): FastifyInstance {
   // Fastify's own info lines (its listen line) repeat the gateway's: warnings and worse only.
   const level = logger.levels.values[logger.level]! >= logger.levels.values.warn! ? logger.level : 'warn';
   const log = logger.child({ listener: 'osmand' }, { level }) as FastifyBaseLogger;
@@ -51,7 +53,8 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
   // Form bodies and whatever else a phone app sends are read as text; JSON keeps Fastify's parser.
   app.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.server.on('connection', (socket) => {
+  app.server.on('connection', (socket: Socket) => {
+    if (!cap.admit(socket, LABELS)) return;
     metrics.connections.inc(LABELS);
     metrics.open.inc(LABELS);
     socket.once('close', () => metrics.open.dec(LABELS));
@@ -99,8 +102,8 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
   return app;
 }
 
-export async function startOsmandListener(host: string, port: number, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger): Promise<OsmandListener> {
-  const app = buildOsmandApp(directory, metrics, logger);
+export async function startOsmandListener(host: string, port: number, directory: TrackerDirectory, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): Promise<OsmandListener> {
+  const app = buildOsmandApp(directory, metrics, cap, logger);
   await app.listen({ host, port });
   const address = app.server.address();
   return { port: typeof address === 'object' && address ? address.port : port, close: () => app.close() };

@@ -10,6 +10,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { createServer as createTlsServer } from 'node:tls';
 import { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
+import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
 import { TeltonikaConnection, type TeltonikaConnectionDeps } from './teltonika-connection.js';
 import { TeltonikaUdpHandler } from './teltonika-udp.js';
 
@@ -49,7 +50,7 @@ function bind(socket: UdpSocket, port: number, host: string): Promise<void> {
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-export async function startTeltonikaListener(settings: TeltonikaListenSettings, deps: TeltonikaConnectionDeps): Promise<TeltonikaListener> {
+export async function startTeltonikaListener(settings: TeltonikaListenSettings, deps: TeltonikaConnectionDeps, cap: TrackerConnectionCap): Promise<TeltonikaListener> {
   // Every socket, logged in or not, so closing the gateway does not wait out login timeouts.
   const sockets = new Set<Socket>();
   const accept = (transport: TrackerTransport) => (socket: Socket) => {
@@ -57,10 +58,18 @@ export async function startTeltonikaListener(settings: TeltonikaListenSettings, 
     socket.once('close', () => sockets.delete(socket));
     new TeltonikaConnection(socket, transport, deps);
   };
-  const tcp = createServer(accept('tcp'));
+  const tcp = createServer((socket) => {
+    if (cap.admit(socket, { protocol: 'teltonika', transport: 'tcp' })) accept('tcp')(socket);
+  });
   const tls = settings.tls
     ? createTlsServer({ cert: readFileSync(settings.tls.certFile), key: readFileSync(settings.tls.keyFile) }, accept('tls'))
     : undefined;
+  // Capped on the plain socket, before the handshake: a refused connection costs no TLS work.
+  tls?.on('connection', (socket: Socket) => {
+    if (!cap.admit(socket, { protocol: 'teltonika', transport: 'tls' })) return;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const udp = createSocket(settings.host.includes(':') ? 'udp6' : 'udp4');
   udp.on('error', (error) => deps.logger.warn({ err: error }, 'Teltonika UDP socket error'));
   const servers: Server[] = [];

@@ -1,0 +1,28 @@
+/** The open-file limit as /proc/self/limits writes it, and the tracker caps sized from it. */
+import { describe, expect, it } from 'vitest';
+import { parseOpenFileLimit, readOpenFileLimit } from '../../src/gateway/open-file-limit.js';
+import { trackerConnectionLimitsOf } from '../../src/gateway/tracker-connection-cap.js';
+
+const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
+Max processes             63448                63448                processes
+Max open files            1024                 524288               files
+Max locked memory         8388608              8388608              bytes
+`;
+
+describe('open-file limit', () => {
+  it('when /proc/self/limits is read, then its "Max open files" line gives soft and hard; unlimited is the most Linux allows; no line is unknown', () => {
+    expect(parseOpenFileLimit(LIMITS)).toEqual({ soft: 1024, hard: 524288 });
+    expect(parseOpenFileLimit('Max open files            unlimited            unlimited            files\n')).toEqual({ soft: 1_048_576, hard: 1_048_576 });
+    expect(parseOpenFileLimit('Max processes 1 1 processes\n')).toBeUndefined();
+    // This process's own: Node raised its soft limit to the hard one at start.
+    const own = readOpenFileLimit();
+    if (own !== undefined) expect(own.soft).toBe(own.hard);
+  });
+
+  it('when the caps are sized, then by default half the limit; a configured total is kept unless it leaves fewer than 64 descriptors, then lowered and said so', () => {
+    expect(trackerConnectionLimitsOf({ total: undefined, perAddress: 100 }, { soft: 1024, hard: 1024 })).toEqual({ total: 512, perAddress: 100, lowered: false });
+    expect(trackerConnectionLimitsOf({ total: undefined, perAddress: 0 }, undefined)).toEqual({ total: 512, perAddress: 0, lowered: false });
+    expect(trackerConnectionLimitsOf({ total: 900, perAddress: 100 }, { soft: 1024, hard: 1024 })).toEqual({ total: 900, perAddress: 100, lowered: false });
+    expect(trackerConnectionLimitsOf({ total: 5000, perAddress: 100 }, { soft: 1024, hard: 1024 })).toEqual({ total: 960, perAddress: 100, lowered: true });
+  });
+});
