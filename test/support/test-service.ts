@@ -119,7 +119,7 @@ export interface TestServiceOptions {
   };
   readonly gateway?: boolean | {
     readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number; readonly tls?: { readonly certFile: string; readonly keyFile: string };
-    /** `--tracker-connections` and `--tracker-connections-per-address`; by default sized from the limit, and 100. */
+    /** `--tracker-connections` and `--tracker-connections-per-address`; by default sized from the limit, and 1,000. */
     readonly connections?: { readonly total?: number; readonly perAddress?: number };
   };
 }
@@ -184,7 +184,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     host: '127.0.0.1', teltonikaPort: 0, teltonikaTls: gatewayOptions.tls && { port: 0, ...gatewayOptions.tls }, osmandPort: 0,
     intake: { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, movingSpeedKmh: 3,
     loginTimeoutMs: gatewayOptions.loginTimeoutMs ?? 10_000, idleTimeoutMs: gatewayOptions.idleTimeoutMs ?? 900_000, commandIntervalMs: 50,
-    connections: { total: gatewayOptions.connections?.total, perAddress: gatewayOptions.connections?.perAddress ?? 100 },
+    connections: { total: gatewayOptions.connections?.total, perAddress: gatewayOptions.connections?.perAddress ?? 1000 },
   }, metrics, createLogger('info', sink)) : undefined;
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
