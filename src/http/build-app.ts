@@ -78,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // and is put together without pino's generic line building (request-line.ts).
   const requestLine = requestLineWriter(deps.logger.child({}, { redact: { paths: [] } }) as Logger);
   const metrics = deps.metrics ?? new ServiceMetrics();
+  // The routes count into the registry this app serves.
+  deps = { ...deps, metrics };
   installRequestAccounting(app, metrics, requestLine, deps.logger);
   app.addHook('onRoute', refuseUnknownLogLevels(deps.logger as Logger));
 

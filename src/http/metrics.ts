@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { documentedAs, noSecurity } from './schemas.js';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 
 /**
  * Prometheus metrics: process metrics and one request histogram labelled by route template
@@ -81,10 +81,16 @@ class RequestDurations {
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly #requests = new RequestDurations();
+  /** Stored telemetry rows a read left out because a column could not be read (domain/stored-record.ts). */
+  readonly unreadableTelemetry: Counter<'column'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     this.registry.registerMetric(this.#requests as unknown as Metric);
+    this.unreadableTelemetry = new Counter({
+      name: 'telemetry_unreadable_rows_total', labelNames: ['column'] as const, registers: [this.registry],
+      help: 'Stored telemetry rows left out of a vehicle-data answer because a column cannot be read (a malformed flag, a number that is not one); each is logged with its VIN and instant',
+    });
   }
 
   /** Counts one answered request; `route` is its template (never the raw URL, a series per VIN). */

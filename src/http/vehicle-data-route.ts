@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { OnUnreadableRow } from '../domain/stored-record.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FleetLatest, VehicleDataRequest, VehicleDataResponse } from '@telematics/contract';
 import { readFleetLatest } from '../telemetry/read-fleet-latest.js';
@@ -18,6 +19,11 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     await compressResponses(app);
+    /** A stored row a read skips (domain/stored-record.ts): logged without its values, counted. */
+    const unreadable = (log: FastifyBaseLogger): OnUnreadableRow => (vin, ts, column) => {
+      deps.metrics?.unreadableTelemetry.inc({ column });
+      log.error({ vin, ts: typeof ts === 'number' || typeof ts === 'string' ? ts : undefined, column }, 'stored telemetry row cannot be read: left out of the answer');
+    };
     app.post('/vehicle-data', {
       config: { swaggerTransform: documentedAs({ body: Type.Ref('VehicleDataRequest'), response: { 200: Type.Ref('VehicleDataResponse') } }) },
       schema: {
@@ -35,7 +41,7 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const plan = await planVehicleData(deps.store.db, principalOf(request).companyId, request.body, deps.clock.now());
-      const body = Readable.from(streamVehicleData(deps.store.db, plan), { objectMode: false });
+      const body = Readable.from(streamVehicleData(deps.store.db, plan, unreadable(request.log)), { objectMode: false });
       body.on('error', (error) => request.log.error({ err: error }, 'vehicle data stream failed after the response began'));
       return reply.type('application/json; charset=utf-8').send(body);
     });
@@ -50,6 +56,6 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
         security: bearerSecurity,
         response: { 200: FleetLatest, ...errorResponses(AUTH_ERRORS) },
       },
-    }, async (request) => readFleetLatest(deps.store, principalOf(request).companyId, deps.clock.now(), deps.vehicleStates ?? DEFAULT_STATE_SETTINGS));
+    }, async (request) => readFleetLatest(deps.store, principalOf(request).companyId, deps.clock.now(), deps.vehicleStates ?? DEFAULT_STATE_SETTINGS, unreadable(request.log)));
   };
 }

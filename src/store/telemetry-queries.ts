@@ -208,3 +208,11 @@ export async function newestRecordsOfCompany(db: Db, companyId: string): Promise
   }
   return vehicles.map((v) => ({ ...records.get(v.vin), vin: v.vin, oem: v.oem, ts: v.ts === null ? null : Number(v.ts) }));
 }
+
+/** A VIN's records before `beforeTs`, newest first: where GET /vehicle-data/latest looks behind a newest record it cannot read. */
+export async function recordsBefore(db: Db, vin: string, beforeTs: number, limit: number): Promise<Record<string, unknown>[]> {
+  const columns = [...STORED_DATAPOINTS.map((d) => d.name), 'flag'].map((name) => sql.ref(name));
+  const { rows } = await sql<Record<string, unknown>>`
+    select ts, ${sql.join(columns)} from telemetry where vin = ${vin} and ts < ${beforeTs} order by ts desc limit ${limit}`.execute(db);
+  return rows;
+}

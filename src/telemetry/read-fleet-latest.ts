@@ -10,33 +10,60 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { vehicleState, type StateSettings } from '../domain/vehicle-state.js';
 import type { DatapointAllowed } from '../domain/event-visibility.js';
 import type { StoreConnection } from '../store/connection.js';
-import { newestRecordsOfCompany, type NewestTelemetryRow } from '../store/telemetry-queries.js';
+import { newestRecordsOfCompany, recordsBefore, type NewestTelemetryRow } from '../store/telemetry-queries.js';
+import { checkStoredRow, type OnUnreadableRow, type StoredFlag } from '../domain/stored-record.js';
 import { datapointAllowancesByOem } from '../events/datapoint-allowances.js';
 
-export async function readFleetLatest(store: StoreConnection, companyId: string, now: number, settings: StateSettings): Promise<FleetLatest> {
+/** Records looked at, newest first, behind a newest record that cannot be read (checkStoredRow). */
+const FALLBACK_ROWS = 100;
+
+/**
+ * A vehicle whose newest record cannot be read is answered with its newest readable one of the
+ * FALLBACK_ROWS before it (none: `no_data`); each skipped row goes to `onUnreadable`.
+ */
+export async function readFleetLatest(
+  store: StoreConnection, companyId: string, now: number, settings: StateSettings, onUnreadable: OnUnreadableRow,
+): Promise<FleetLatest> {
   const [rows, allowancesOf] = await Promise.all([newestRecordsOfCompany(store.db, companyId), datapointAllowancesByOem(store, companyId)]);
-  return rows.map((row) => {
-    const allowed = allowancesOf(row.oem);
-    if (row.ts === null) return { vin: row.vin, state: 'no_data', record: null };
+  const latest: FleetLatest = [];
+  for (const newest of rows) {
+    const allowed = allowancesOf(newest.oem);
+    const found = newest.ts === null ? undefined : await readableRecord(store, newest, onUnreadable);
+    if (found === undefined) {
+      latest.push({ vin: newest.vin, state: 'no_data', record: null });
+      continue;
+    }
+    const { row, ts, flag } = found;
     const readable = (name: 'speed' | 'rpm') => (allowed(name) ? (row[name] as number | null) : undefined);
-    const state = vehicleState({ ts: row.ts, speed: readable('speed'), rpm: readable('rpm') }, now, settings);
-    return { vin: row.vin, state, record: recordOf(row, row.ts, allowed) };
-  });
+    const state = vehicleState({ ts, speed: readable('speed'), rpm: readable('rpm') }, now, settings);
+    latest.push({ vin: newest.vin, state, record: recordOf(row, ts, flag, allowed) });
+  }
+  return latest;
 }
 
-function recordOf(row: NewestTelemetryRow, ts: number, allowed: DatapointAllowed): Record<string, unknown> {
+type Readable = { row: NewestTelemetryRow; ts: number; flag: StoredFlag | null };
+
+async function readableRecord(store: StoreConnection, newest: NewestTelemetryRow, onUnreadable: OnUnreadableRow): Promise<Readable | undefined> {
+  const check = checkStoredRow(newest);
+  if (check.ok) return { row: newest, ts: newest.ts!, flag: check.flag };
+  onUnreadable(newest.vin, newest.ts, check.column);
+  for (const older of await recordsBefore(store.db, newest.vin, newest.ts!, FALLBACK_ROWS)) {
+    const row = { ...older, vin: newest.vin, oem: newest.oem, ts: Number(older.ts) } as NewestTelemetryRow;
+    const checked = checkStoredRow(row);
+    if (checked.ok) return { row, ts: row.ts!, flag: checked.flag };
+    onUnreadable(newest.vin, older.ts, checked.column);
+  }
+  return undefined;
+}
+
+function recordOf(row: NewestTelemetryRow, ts: number, flag: StoredFlag | null, allowed: DatapointAllowed): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const { name } of DATAPOINTS) {
     if (!allowed(name)) continue;
     if (name === 'vin') record.vin = row.vin;
     else if (name === 'date_time') record.date_time = formatSpacedLocal(ts);
-    else if (name === 'flag') record.flag = flagsOf(row.flag, allowed);
+    else if (name === 'flag') record.flag = flag === null ? {} : Object.fromEntries(Object.entries(flag).filter(([key]) => allowed(key)));
     else record[name] = row[name as keyof NewestTelemetryRow] ?? null;
   }
   return record;
-}
-
-function flagsOf(stored: unknown, allowed: DatapointAllowed): Record<string, unknown> {
-  if (typeof stored !== 'string') return {};
-  return Object.fromEntries(Object.entries(JSON.parse(stored) as Record<string, unknown>).filter(([name]) => allowed(name)));
 }

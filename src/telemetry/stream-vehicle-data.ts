@@ -7,6 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { STORED_DATAPOINTS } from '../domain/telemetry-record.js';
 import { datapointSpec } from '../domain/datapoints.js';
+import { checkStoredRow, type OnUnreadableRow, type StoredFlag } from '../domain/stored-record.js';
 import { createSpacedLocalFormatter } from '../domain/time.js';
 import type { Db } from '../store/connection.js';
 import { readTelemetryPage, type TelemetryColumn } from '../store/telemetry-queries.js';
@@ -21,18 +22,19 @@ const PAGE_ROWS = 500;
 const CHUNK_BYTES = 64 * 1024;
 
 type Row = Record<string, unknown> & { ts: number };
-type Field = (row: Row, vinJson: string) => string;
+/** `flag` is the row's flag as checkStoredRow read it. */
+type Field = (row: Row, vinJson: string, flag: StoredFlag | null) => string;
 
-function flagSerializer(requested: ReadonlySet<string>): (stored: unknown) => string {
-  return (stored) => {
-    if (typeof stored !== 'string') return '{}';
-    const entries = Object.entries(JSON.parse(stored) as Record<string, unknown>).filter(([name]) => requested.has(name));
+function flagSerializer(requested: ReadonlySet<string>): (flag: StoredFlag | null) => string {
+  return (flag) => {
+    if (flag === null) return '{}';
+    const entries = Object.entries(flag).filter(([name]) => requested.has(name));
     return entries.length === 0 ? '{}' : JSON.stringify(Object.fromEntries(entries));
   };
 }
 
 /** One serializer per requested datapoint, in request order. */
-function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: string) => string {
+function recordSerializer(datapoints: readonly string[]): Field {
   const requested = new Set(datapoints);
   const serializeFlag = flagSerializer(requested);
   const formatTime = createSpacedLocalFormatter();
@@ -40,7 +42,7 @@ function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: st
     const key = `${JSON.stringify(name)}:`;
     if (name === 'vin') return (_row, vinJson) => key + vinJson;
     if (name === 'date_time') return (row) => `${key}"${formatTime(row.ts)}"`;
-    if (name === 'flag') return (row) => key + serializeFlag(row.flag);
+    if (name === 'flag') return (_row, _vinJson, flag) => key + serializeFlag(flag);
     if (datapointSpec(name)?.kind === 'number') {
       return (row) => {
         const v = row[name];
@@ -53,9 +55,9 @@ function recordSerializer(datapoints: readonly string[]): (row: Row, vinJson: st
     };
   });
   const [first, ...rest] = fields;
-  return (row, vinJson) => {
-    let out = `{${first!(row, vinJson)}`;
-    for (const field of rest) out += `,${field(row, vinJson)}`;
+  return (row, vinJson, flag) => {
+    let out = `{${first!(row, vinJson, flag)}`;
+    for (const field of rest) out += `,${field(row, vinJson, flag)}`;
     return `${out}}`;
   };
 }
@@ -67,7 +69,8 @@ function columnsFor(datapoints: readonly string[]): TelemetryColumn[] {
   return columns;
 }
 
-export async function* streamVehicleData(db: Db, plan: VehicleDataPlan): AsyncGenerator<string | Buffer> {
+/** A row that cannot be read (checkStoredRow) is left out of the answer and handed to `onUnreadable`. */
+export async function* streamVehicleData(db: Db, plan: VehicleDataPlan, onUnreadable: OnUnreadableRow): AsyncGenerator<string | Buffer> {
   const serialize = recordSerializer(plan.datapoints);
   const columns = columnsFor(plan.datapoints);
   let buffer = '{';
@@ -82,7 +85,12 @@ export async function* streamVehicleData(db: Db, plan: VehicleDataPlan): AsyncGe
       const chunks: Buffer[] = [];
       const rows = (await readTelemetryPage(db, vin, plan.window.start, plan.window.end, afterTs, PAGE_ROWS, columns)) as Row[];
       for (const row of rows) {
-        buffer += (first ? '' : ',') + serialize(row, vinJson);
+        const check = checkStoredRow(row);
+        if (!check.ok) {
+          onUnreadable(vin, row.ts, check.column);
+          continue;
+        }
+        buffer += (first ? '' : ',') + serialize(row, vinJson, check.flag);
         first = false;
         if (buffer.length >= CHUNK_BYTES) {
           chunks.push(Buffer.from(buffer));

@@ -12,3 +12,10 @@ export async function metricValue(registry: Registry, name: string, labels: Reco
   const found = (await registry.getSingleMetric(name)?.get())?.values.find((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v));
   return found?.value ?? 0;
 }
+
+/** The sum of every series of the metric `name` in a /metrics text (0 when it has none). */
+export function metricSum(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.split(' ').at(-1));
+  return sum;
+}
