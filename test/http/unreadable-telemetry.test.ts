@@ -23,8 +23,9 @@ describe.each(DATABASE_KINDS)('unreadable stored telemetry on %s', (kind) => {
 
   /** Rows no intake would write, by column, each on its own instant. */
   const badRows = (vin: string, from: number) => {
-    const flags = ['not json', 'null', '[1]', '"text"', '{"speed":"out of range"}', '{"nosuch":{"value":1,"flag":"out of range"}}', '{"speed":{"value":{"a":1},"flag":"out of range"}}'];
-    const rows: Record<string, unknown>[] = flags.map((flag, i) => ({ vin, ts: from + i * 1000, speed: 10, flag, received_at: T0 }));
+    // The newest is a flag that is not JSON: what made every read of the company's latest a 500.
+    const flags = ['null', '[1]', '"text"', '{"speed":"out of range"}', '{"nosuch":{"value":1,"flag":"out of range"}}', '{"speed":{"value":{"a":1},"flag":"out of range"}}', 'not json'];
+    const rows: Record<string, unknown>[] = flags.map((flag, i) => ({ vin, ts: from + 30_000 + i * 1000, speed: 10, flag, received_at: T0 }));
     rows.push({ vin, ts: from + 20_000, seat_belt_status: 'x'.repeat(200), received_at: T0 });
     if (kind === 'sqlite') rows.push({ vin, ts: from + 21_000, speed: 'fast', received_at: T0 });
     else rows.push({ vin, ts: from + 21_000, speed: Number.NaN, received_at: T0 }, { vin, ts: from + 22_000, rpm: Number.POSITIVE_INFINITY, received_at: T0 });
