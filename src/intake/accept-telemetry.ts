@@ -39,9 +39,18 @@ export interface IntakeSettings {
   readonly queue?: TelemetrySink;
 }
 
-/** Records checked by the intake, on their way to storage; `write` resolves once they are durable. */
+/**
+ * Records checked by the intake, on their way to storage, with the source each group came from
+ * (the writers check the rows against it again: intake/recheck-queued-rows.ts); `write` resolves
+ * once they are durable.
+ */
 export interface TelemetrySink {
-  write(rows: readonly TelemetryRow[], now: number): Promise<void>;
+  write(batches: readonly SourceRows[], now: number): Promise<void>;
+}
+
+export interface SourceRows {
+  readonly source: TelemetrySource;
+  readonly rows: readonly TelemetryRow[];
 }
 
 export async function acceptTelemetry(
@@ -66,8 +75,11 @@ export async function acceptTelemetryBatches(
 ): Promise<IntakeResult[]> {
   const seen = new Set<string>();
   const rows: TelemetryRow[] = [];
+  const bySource: SourceRows[] = [];
   const results: IntakeResult[] = [];
   for (const { source, records } of batches) {
+    const sourceRows: TelemetryRow[] = [];
+    bySource.push({ source, rows: sourceRows });
     const rejected: Rejection[] = [];
     const checked: { index: number; record: TelemetryRecord }[] = [];
     records.forEach((input, index) => {
@@ -86,12 +98,14 @@ export async function acceptTelemetryBatches(
       const key = `${record.vin}@${record.ts}`;
       if (seen.has(key)) continue; // the same instant twice in one call: the first one counts
       seen.add(key);
-      rows.push(toTelemetryRow(record, now));
+      const row = toTelemetryRow(record, now);
+      rows.push(row);
+      sourceRows.push(row);
     }
     rejected.sort((a, b) => a.index - b.index);
     results.push({ accepted, rejected });
   }
-  if (settings.queue) await settings.queue.write(rows, now);
+  if (settings.queue) await settings.queue.write(bySource.filter((b) => b.rows.length > 0), now);
   else await storeTelemetryRows(store, rows, now, settings);
   return results;
 }

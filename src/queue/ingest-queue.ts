@@ -10,9 +10,9 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { Logger } from 'pino';
 import { errors, ServiceError } from '../domain/errors.js';
 import { settleWithin } from '../domain/settle-within.js';
-import type { TelemetrySink } from '../intake/accept-telemetry.js';
-import type { TelemetryRow } from '../store/telemetry-queries.js';
+import type { SourceRows, TelemetrySink } from '../intake/accept-telemetry.js';
 import { ensureIngestStreams, streamName, type IngestQueueSettings } from './ingest-streams.js';
+import { connectFailure, connectOptions } from './queue-connection.js';
 import { queueMessages, type OutgoingMessage } from './queue-message.js';
 import type { QueueMetrics } from './queue-metrics.js';
 
@@ -54,9 +54,9 @@ export class IngestQueue implements TelemetrySink {
   static async open(settings: IngestQueueSettings, logger: Logger, metrics?: QueueMetrics): Promise<IngestQueue> {
     let connection: NatsConnection;
     try {
-      connection = await connect({ servers: [...settings.servers], name: 'telematics', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5000 });
+      connection = await connect(connectOptions(settings));
     } catch (error) {
-      throw new Error(`cannot reach the ingest queue at ${settings.servers.map(withoutCredentials).join(', ')}: ${(error as Error).message} (is nats-server running with JetStream, and is --ingest-queue right?)`);
+      throw connectFailure(error, settings, settings.servers.map(withoutCredentials).join(', '));
     }
     try {
       const jsm = await jetstreamManager(connection, { timeout: 5000 });
@@ -72,10 +72,10 @@ export class IngestQueue implements TelemetrySink {
     }
   }
 
-  async write(rows: readonly TelemetryRow[], now: number): Promise<void> {
-    if (rows.length === 0) return;
+  async write(batches: readonly SourceRows[], now: number): Promise<void> {
+    const messages = batches.flatMap(({ source, rows }) => queueMessages(rows, now, this.settings.partitions, source));
+    if (messages.length === 0) return;
     const deadline = Date.now() + this.settings.publishTimeoutMs;
-    const messages = queueMessages(rows, now, this.settings.partitions);
     const duplicate = await Promise.all(messages.map((message) => this.#publish(message, deadline)));
     messages.forEach((message, i) => (duplicate[i] ? this.metrics?.duplicates : this.metrics?.queued)?.inc(message.records));
   }
@@ -128,6 +128,8 @@ export class IngestQueue implements TelemetrySink {
       for await (const status of this.connection.status()) {
         if (status.type === 'disconnect') this.#logger.warn({ server: status.server }, 'ingest queue connection lost; reconnecting');
         else if (status.type === 'reconnect') this.#logger.info({ server: status.server }, 'ingest queue connection back');
+        // Credentials revoked or expired while running: the client keeps trying, this says why it fails.
+        else if (status.type === 'error') this.#logger.error({ err: (status as { error?: Error }).error?.message }, 'ingest queue connection error');
       }
     })();
   }

@@ -31,6 +31,23 @@ export interface IngestQueueSettings {
   readonly publishTimeoutMs: number;
   /** A message a writer took but did not acknowledge in this time goes to another writer. */
   readonly ackWaitMs: number;
+  /** How this process authenticates to the servers; undefined: it does not (or with credentials in the URLs). */
+  readonly auth?: QueueAuth | undefined;
+  /** TLS towards the servers beyond the defaults (tls:// URLs, system CAs). */
+  readonly tls?: QueueTls | undefined;
+}
+
+/** One way of authenticating to NATS; the secrets come from the environment only (config.ts). */
+export type QueueAuth =
+  | { readonly kind: 'password'; readonly user: string; readonly password: string }
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'nkey'; readonly seed: string }
+  | { readonly kind: 'creds'; readonly file: string };
+
+export interface QueueTls {
+  readonly caFile?: string | undefined;
+  readonly certFile?: string | undefined;
+  readonly keyFile?: string | undefined;
 }
 
 export const STREAM_PREFIX = 'TELEMATICS_INGEST_';

@@ -24,6 +24,7 @@ export class QueueMetrics {
   readonly storedMessages: Counter;
   readonly storeFailures: Counter;
   readonly dropped: Counter;
+  readonly rejected: Counter<'reason'>;
   #jsm: JetStreamManager | undefined;
   #cache: { at: number; figures: Promise<StreamFigures[]> } | undefined;
   /** The streams last listed: when listing fails, they are still reported (as not ready). */
@@ -38,6 +39,10 @@ export class QueueMetrics {
     this.storedMessages = new Counter({ name: 'ingest_queue_stored_messages_total', help: 'Queue messages this process\'s writers stored and acknowledged', registers });
     this.storeFailures = new Counter({ name: 'ingest_queue_store_failures_total', help: 'Queue messages this process\'s writers could not store; each is delivered again later', registers });
     this.dropped = new Counter({ name: 'ingest_queue_dropped_total', help: 'Queue messages that are not this service\'s, and queued records the database refused as invalid data: left out, each logged as an error', registers });
+    this.rejected = new Counter({
+      name: 'ingest_queue_rejected_records_total', labelNames: ['reason'] as const, registers,
+      help: 'Queued records the writers\' own checks refused (malformed, invalid by D8, or not a vehicle of the source the message names): not stored, each message logged as an error',
+    });
     const figures = () => this.#figures();
     const streamGauge = (name: string, help: string, read: (s: StreamFigures) => number | undefined) => new Gauge({
       name, help, labelNames: ['stream'] as const, registers,

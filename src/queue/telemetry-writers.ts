@@ -13,18 +13,24 @@
  * ever dropped: a message is acknowledged only once its rows are stored, except a row the
  * database itself refuses as invalid data (a value that slipped past the intake's checks), which
  * is logged with its VIN and instant and left out so the rest of its message can be stored.
+ *
+ * The queue is not trusted: every row is checked again as the intake checks it, against the
+ * source the message names (intake/recheck-queued-rows.ts), before anything is stored. A row
+ * refused there is left out, logged (VIN, instant, reason; never the payload) and counted, and
+ * its message is still acknowledged: delivering it again would refuse it again, for ever.
  */
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { storeTelemetryRows, type IntakeSettings } from '../intake/accept-telemetry.js';
+import { recheckQueuedRows, type QueuedRowRefusal } from '../intake/recheck-queued-rows.js';
 import { classifyStoreError } from '../store/classify-error.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { TelemetryRow } from '../store/telemetry-queries.js';
 import type { IngestQueue } from './ingest-queue.js';
 import { listIngestStreams, ensureWritersConsumer, WRITERS_CONSUMER } from './ingest-streams.js';
 import type { QueueMetrics } from './queue-metrics.js';
-import { decodeQueueMessage } from './queue-message.js';
+import { decodeQueueMessage, type QueuedBatch } from './queue-message.js';
 
 /** Rows stored in one call at most; more waiting are stored in the next. */
 const MAX_ROWS_PER_STORE = 20_000;
@@ -39,6 +45,11 @@ const PULL_EXPIRES_MS = 10_000;
 const RESCAN_MS = 30_000;
 /** A message failing this often for a reason other than an unavailable database is stored row by row, to find the row at fault. */
 const ROW_BY_ROW_AFTER = 3;
+/** Refusals of one message named in its log line; the rest are counted. */
+const REFUSALS_LOGGED = 3;
+
+type Taken = { message: JsMsg; batch: QueuedBatch };
+type Checked = { message: JsMsg; rows: TelemetryRow[] };
 
 export interface RunningWriters {
   stop(): Promise<void>;
@@ -81,7 +92,7 @@ class StreamWriter {
   /** Each stored message logged at debug (sequence, message id): the other half of the edge's acknowledgement log. */
   readonly #logStored: boolean;
   #messages: ConsumerMessages | undefined;
-  #waiting: { message: JsMsg; rows: TelemetryRow[] }[] = [];
+  #waiting: Taken[] = [];
   #draining: Promise<void> | undefined;
   #consuming: Promise<void> | undefined;
   #stopping = false;
@@ -112,14 +123,14 @@ class StreamWriter {
   }
 
   #take(message: JsMsg): void {
-    const rows = decodeQueueMessage(message.data);
-    if (rows === undefined) {
-      this.#logger.error({ subject: message.subject, seq: message.seq }, 'ingest queue message is not telemetry rows: dropped');
+    const batch = decodeQueueMessage(message.data);
+    if (batch === undefined) {
+      this.#logger.error({ subject: message.subject, seq: message.seq, bytes: message.data.byteLength }, 'ingest queue message is not telemetry rows: dropped');
       this.#metrics?.dropped.inc();
       message.term();
       return;
     }
-    this.#waiting.push({ message, rows });
+    this.#waiting.push({ message, batch });
     this.#kick();
   }
 
@@ -141,11 +152,12 @@ class StreamWriter {
       while (this.#waiting.length > 0) {
         let count = 0;
         let size = 0;
-        while (count < this.#waiting.length && (count === 0 || size + this.#waiting[count]!.rows.length <= MAX_ROWS_PER_STORE)) size += this.#waiting[count++]!.rows.length;
+        while (count < this.#waiting.length && (count === 0 || size + this.#waiting[count]!.batch.rows.length <= MAX_ROWS_PER_STORE)) size += this.#waiting[count++]!.batch.rows.length;
         const group = this.#waiting.splice(0, count);
         const storing = setInterval(() => { for (const { message } of group) message.working(); }, this.#queue.settings.ackWaitMs / 3);
         try {
-          await this.#write(group);
+          const checked = await this.#recheck(group);
+          if (checked) await this.#write(checked);
         } finally {
           clearInterval(storing);
         }
@@ -155,7 +167,30 @@ class StreamWriter {
     }
   }
 
-  async #write(group: readonly { message: JsMsg; rows: TelemetryRow[] }[]): Promise<void> {
+  /** Each message's rows checked again (they need the database: the source's vehicles); undefined when it could not be asked. */
+  async #recheck(group: readonly Taken[]): Promise<Checked[] | undefined> {
+    const now = this.#clock.now();
+    try {
+      return await Promise.all(group.map(async ({ message, batch }) => {
+        const { rows, refused } = await recheckQueuedRows(this.#store, batch.source, batch.rows, now);
+        if (refused.length > 0) this.#refused(message, batch, refused);
+        return { message, rows };
+      }));
+    } catch (error) {
+      for (const { message } of group) this.#failed(message, error);
+      return undefined;
+    }
+  }
+
+  #refused(message: JsMsg, batch: QueuedBatch, refused: readonly QueuedRowRefusal[]): void {
+    for (const { kind } of refused) this.#metrics?.rejected.inc({ reason: kind });
+    this.#logger.error({
+      subject: message.subject, seq: message.seq, source: batch.source, rows: batch.rows.length, refused: refused.length,
+      first: refused.slice(0, REFUSALS_LOGGED).map(({ vin, ts, reason }) => ({ vin, ts, reason })),
+    }, 'queued records refused by the writers\' checks: not stored (the queue is not trusted; docs/scaling.md)');
+  }
+
+  async #write(group: readonly Checked[]): Promise<void> {
     try {
       await storeTelemetryRows(this.#store, group.flatMap((g) => g.rows), this.#clock.now(), this.#intake);
     } catch (error) {
@@ -186,7 +221,7 @@ class StreamWriter {
    * otherwise, the message is delivered again later, as a whole (rows stored meanwhile are kept
    * as they are when it comes back).
    */
-  async #writeRowByRow({ message, rows }: { message: JsMsg; rows: TelemetryRow[] }): Promise<void> {
+  async #writeRowByRow({ message, rows }: Checked): Promise<void> {
     let stored = 0;
     for (const row of rows) {
       try {

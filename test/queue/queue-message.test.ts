@@ -31,7 +31,7 @@ describe('ingest queue messages', () => {
     const back: TelemetryRow[] = [];
     for (const m of messages) {
       expect(m.body.byteLength).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
-      const decoded = decodeQueueMessage(m.body)!;
+      const decoded = decodeQueueMessage(m.body)!.rows as TelemetryRow[];
       expect(decoded).toHaveLength(m.records);
       for (const r of decoded) expect(m.subject).toBe(`telematics.ingest.${vinPartition(r.vin, 4)}`);
       back.push(...decoded);
@@ -49,11 +49,19 @@ describe('ingest queue messages', () => {
     expect(ids([...rows.slice(1), row(vins[0]!, 3000)])).not.toEqual(ids(rows));
   });
 
-  it('when a message is not this service\'s, then a writer reads it as nothing to store', () => {
-    for (const text of ['', 'not json', '{}', '{"rows":{}}', '{"rows":[1]}', '{"rows":[{"vin":"X","ts":"1","received_at":1}]}', '{"rows":[{"vin":1,"ts":1,"received_at":1}]}']) {
+  it('when a message is not this service\'s, then a writer reads it as nothing to store; its rows are left to the writers\' checks', () => {
+    for (const text of ['', 'not json', 'null', '{}', '{"rows":{}}', '{"source":{"kind":"oem"},"rows":[]}', '{"source":{"kind":"device","protocol":"teltonika","deviceId":"1","vin":"X"},"rows":[]}']) {
       expect(decodeQueueMessage(Buffer.from(text)), text).toBeUndefined();
     }
-    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[]}'))).toEqual([]);
+    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[]}'))).toEqual({ source: undefined, rows: [] });
+    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[1]}'))).toEqual({ source: undefined, rows: [1] });
+  });
+
+  it('when rows of a source are queued, then the source travels with them and is part of the message id', () => {
+    const rows = vins.slice(0, 4).map((vin) => row(vin, 1000));
+    const [message] = queueMessages(rows, 0, 1, { kind: 'oem', oem: 'cloudmotors' });
+    expect(decodeQueueMessage(message!.body)).toEqual({ source: { kind: 'oem', oem: 'cloudmotors' }, rows });
+    expect(queueMessages(rows, 0, 1, { kind: 'oem', oem: 'other' })[0]!.id).not.toBe(message!.id);
   });
 });
 

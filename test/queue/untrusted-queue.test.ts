@@ -1,0 +1,97 @@
+/**
+ * The writers do not trust the ingest queue (issue 55): anyone who may publish to its subjects
+ * could put any bytes there. Hand-made hostile messages published straight to JetStream (garbage,
+ * a VIN of another automaker than the source named, a malformed flag, an out-of-range value, a
+ * column that is not telemetry, a VIN nobody registered) are refused row by row by real writers
+ * on a real database: nothing of them is stored, the counters move, the log names VIN, instant
+ * and reason but never the payload, and each message is acknowledged so it is not delivered for
+ * ever. A good row beside bad ones in the same message is still stored.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestQueue } from '../../src/queue/ingest-queue.js';
+import { streamName, subjectOf, WRITERS_CONSUMER } from '../../src/queue/ingest-streams.js';
+import { QueueMetrics } from '../../src/queue/queue-metrics.js';
+import { startTelemetryWriters, type RunningWriters } from '../../src/queue/telemetry-writers.js';
+import { DATABASE_KINDS } from '../support/databases.js';
+import { ALPHA_VINS } from '../support/fixture-fleet.js';
+import { metricSum } from '../support/metrics-text.js';
+import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
+import { startTestService, T0, type TestService } from '../support/test-service.js';
+import { until } from '../support/until.js';
+
+const SECRET_LOOKING = 'payload-that-must-not-be-logged';
+const row = (vin: string, seconds: number, extra: Record<string, unknown> = {}) => ({ vin, ts: T0 - 3_600_000 + seconds * 1000, speed: 20, flag: null, received_at: T0, ...extra });
+
+describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind) => {
+  let nats: NatsServers;
+  let svc: TestService;
+  let queue: IngestQueue;
+  let writers: RunningWriters;
+  const registry = new Registry();
+  const lines: string[] = [];
+  const settings = () => ({
+    servers: [nats.nodes[0]!.url], partitions: 1, replicas: 1, maxBytes: 64 * 1024 * 1024, maxAgeMs: 192 * 3_600_000, publishTimeoutMs: 2000, ackWaitMs: 5000,
+  });
+  const publish = (body: string) => queue.js.publish(subjectOf(0), body);
+  const storedKeys = async () => (await svc.store.db.selectFrom('telemetry').select(['vin', 'ts']).orderBy('ts').execute()).map((r) => `${r.vin}@${Number(r.ts)}`);
+  const counter = async (name: string) => metricSum(await registry.metrics(), name);
+
+  beforeAll(async () => {
+    nats = await startNatsServers(1);
+    svc = await startTestService(kind);
+    const logger = pino({ level: 'info' }, new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }));
+    const metrics = new QueueMetrics(registry);
+    queue = await IngestQueue.open(settings(), logger, metrics);
+    writers = await startTelemetryWriters(queue, svc.store, svc.clock, { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, logger, metrics);
+  }, 60_000);
+  afterAll(async () => {
+    await writers?.stop();
+    await queue?.close();
+    await svc?.close();
+    await nats?.close();
+  });
+
+  it('when hostile messages are published straight to the stream, then none of their rows is stored, each refusal is counted and logged without the payload, and every message is acknowledged', async () => {
+    const [vin, other] = [ALPHA_VINS[0], ALPHA_VINS[2]]; // simmotors; othermotors
+    await publish('{"rows":[{"vin":');
+    await publish(JSON.stringify({ at: T0, source: { kind: 'bogus' }, rows: [row(vin, 0)] }));
+    await publish(JSON.stringify({
+      at: T0, source: { kind: 'oem', oem: 'simmotors' }, rows: [
+        row(vin, 1, { flag: `{${SECRET_LOOKING}` }), // malformed flag
+        row(vin, 2, { speed: 5000 }), // out of range: an edge would have nulled and flagged it
+        row(vin, 3, { company_id: 'beta', note: SECRET_LOOKING }), // not telemetry columns
+        row(vin, 4, { speed: 30, flag: '{"speed":{"value":999,"flag":"out of range"}}' }), // a flag beside a value
+        row(vin, 5, { ts: T0 + 1 }), // not whole seconds
+        row(other, 6), // another automaker's vehicle than the source named
+        row(vin, 7, { flag: '{"fuel_level":{"value":120,"flag":"out of range"}}', fuel_level: null }), // good: stored
+      ],
+    }));
+    // No source (an older edge): registered vehicles only.
+    await publish(JSON.stringify({ at: T0, rows: [row('9BWZZZ377VT999999', 8), row(other, 9)] }));
+
+    const good = [`${vin}@${row(vin, 7).ts}`, `${other}@${row(other, 9).ts}`].sort();
+    await until('the good rows stored', async () => (await storedKeys()).length >= 2);
+    await until('every message acknowledged', async () => {
+      const info = await queue.jsm.consumers.info(streamName(0), WRITERS_CONSUMER);
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    });
+    expect((await storedKeys()).sort()).toEqual(good);
+    expect(await counter('ingest_queue_dropped_total')).toBe(2);
+    const rejected = await registry.getSingleMetricAsString('ingest_queue_rejected_records_total');
+    expect(rejected).toContain('reason="malformed"} 4');
+    expect(rejected).toContain('reason="invalid"} 1');
+    expect(rejected).toContain('reason="not the source\'s vehicle"} 2');
+    const stored = await svc.store.db.selectFrom('telemetry').selectAll().where('vin', '=', vin).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ speed: 20, flag: '{"fuel_level":{"value":120,"flag":"out of range"}}' });
+    const log = lines.join('');
+    expect(log).toContain('queued records refused');
+    expect(log).toContain('"refused":6');
+    expect(log).toContain('"reason":"flag is not a flag the intake writes"');
+    expect(log).not.toContain(SECRET_LOOKING);
+    // Nothing waits to be delivered again: the stream is empty (work-queue retention).
+    expect((await queue.jsm.streams.info(streamName(0))).state.messages).toBe(0);
+  }, 30_000);
+});
