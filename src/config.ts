@@ -116,6 +116,15 @@ export interface ServiceConfig {
   readonly ingestQueueMaxAge: number | undefined;
   readonly ingestQueuePublishTimeout: number;
   readonly ingestQueueAckWait: number;
+  /** How this process proves itself to NATS (at most one way) and checks the servers (TLS); see ingestQueueSettingsOf. */
+  readonly ingestQueueUser: string | undefined;
+  readonly ingestQueuePassword: string | undefined;
+  readonly ingestQueueToken: string | undefined;
+  readonly ingestQueueNkeySeed: string | undefined;
+  readonly ingestQueueCreds: string | undefined;
+  readonly ingestQueueTlsCa: string | undefined;
+  readonly ingestQueueTlsCert: string | undefined;
+  readonly ingestQueueTlsKey: string | undefined;
   /** The web console at /console. */
   readonly console: boolean;
   /** A raster tile URL template (with `|attribution`) under the console's map; undefined: none. */
@@ -212,6 +221,14 @@ const DECLARED_SETTINGS: readonly SettingDeclaration[] = [
   { key: 'ingestQueueMaxAge', flag: '--ingest-queue-max-age', env: 'TELEMATICS_INGEST_QUEUE_MAX_AGE', kind: 'duration', min: 3_600_000, max: 365 * 86_400_000, defaultText: 'the telemetry retention', description: 'A queued message not stored after this long is dropped; at least the telemetry retention (`--telemetry-retention`), past which storage would drop its records anyway' },
   { key: 'ingestQueuePublishTimeout', flag: '--ingest-queue-publish-timeout', env: 'TELEMATICS_INGEST_QUEUE_PUBLISH_TIMEOUT', kind: 'duration', min: 1000, max: 60_000, default: '10s', description: 'How long an ingest waits for the queue to acknowledge (retrying through a leader election) before answering 503' },
   { key: 'ingestQueueAckWait', flag: '--ingest-queue-ack-wait', env: 'TELEMATICS_INGEST_QUEUE_ACK_WAIT', kind: 'duration', min: 5000, max: 600_000, default: '30s', description: 'A message a writer took and did not acknowledge in this time (crashed, stopped) goes to another writer' },
+  { key: 'ingestQueueUser', flag: '--ingest-queue-user', env: 'TELEMATICS_INGEST_QUEUE_USER', kind: 'string', defaultText: '(none)', description: 'User name this process gives the NATS servers, with TELEMATICS_INGEST_QUEUE_PASSWORD; see docs/scaling.md, "Securing the queue"' },
+  { key: 'ingestQueuePassword', env: 'TELEMATICS_INGEST_QUEUE_PASSWORD', kind: 'string', secret: true, defaultText: '(none)', description: 'Password of `--ingest-queue-user`' },
+  { key: 'ingestQueueToken', env: 'TELEMATICS_INGEST_QUEUE_TOKEN', kind: 'string', secret: true, defaultText: '(none)', description: 'Token this process gives the NATS servers (their `authorization { token }`), instead of a user and password' },
+  { key: 'ingestQueueNkeySeed', env: 'TELEMATICS_INGEST_QUEUE_NKEY_SEED', kind: 'string', secret: true, defaultText: '(none)', description: 'NKey user seed (`SU…`) this process signs the NATS servers\' challenge with, instead of a password or token' },
+  { key: 'ingestQueueCreds', flag: '--ingest-queue-creds', env: 'TELEMATICS_INGEST_QUEUE_CREDS', kind: 'string', defaultText: '(none)', description: 'A NATS `.creds` file (user JWT and NKey seed, as `nsc` writes it) for servers in operator mode, instead of the other ways; keep it mode 0600' },
+  { key: 'ingestQueueTlsCa', flag: '--ingest-queue-tls-ca', env: 'TELEMATICS_INGEST_QUEUE_TLS_CA', kind: 'string', defaultText: '(none: TLS only with tls:// URLs or a server that asks, checked against the system CAs)', description: 'PEM file of the CA(s) the NATS servers\' certificates are checked against; setting it makes TLS required' },
+  { key: 'ingestQueueTlsCert', flag: '--ingest-queue-tls-cert', env: 'TELEMATICS_INGEST_QUEUE_TLS_CERT', kind: 'string', defaultText: '(none)', description: 'PEM client certificate file for NATS servers that verify clients (`verify: true`), with `--ingest-queue-tls-key`' },
+  { key: 'ingestQueueTlsKey', flag: '--ingest-queue-tls-key', env: 'TELEMATICS_INGEST_QUEUE_TLS_KEY', kind: 'string', defaultText: '(none)', description: 'PEM private key file of `--ingest-queue-tls-cert`' },
   { key: 'console', flag: '--console', env: 'TELEMATICS_CONSOLE', kind: 'boolean', negatable: true, default: true, description: 'Serve the web console at /console (and redirect / there); `--no-console` turns it off' },
   { key: 'consoleBasemap', flag: '--console-basemap', env: 'TELEMATICS_CONSOLE_BASEMAP', kind: 'string', defaultText: '(none: Natural Earth land and borders shipped with the console)', description: 'The console map\'s basemap: a raster tile URL template (`https://tiles.example/{z}/{x}/{y}.png`), a local `.pmtiles` file the service serves to the console, or the http(s) URL of a MapLibre style; text after `|` is the attribution (docs/console.md)' },
   { key: 'consoleSessionIdle', flag: '--console-session-idle', env: 'TELEMATICS_CONSOLE_SESSION_IDLE', kind: 'duration', min: 60_000, max: 86_400_000, default: '30m', description: 'A console session ends after this long without a request' },
@@ -397,6 +414,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if (typeof values.ingestQueueMaxAge === 'number' && values.ingestQueueMaxAge < (values.telemetryRetention as number) * 3_600_000) {
     problems.push(`${sources.ingestQueueMaxAge} must be at least the telemetry retention (${values.telemetryRetention} h): a record answered 200 must not expire in the queue before storage would drop it`);
   }
+  problems.push(...queueAuthProblems(values, sources));
   if (role.writers && !Object.values(role).every(Boolean) && values.ingestQueue === undefined) problems.push('--role writers needs --ingest-queue: writers store what the queue holds');
   if (typeof values.consoleBasemap === 'string') {
     const basemap = parseBasemap(values.consoleBasemap);
@@ -416,6 +434,30 @@ export function queueServers(text: string): string[] {
   return servers.every((s) => /^((nats|tls):\/\/)?[^\s/]+(:\d{1,5})?\/?$/.test(s)) ? servers : [];
 }
 
+/**
+ * The ingest queue's credentials: one way at most, a password with its user, a certificate with
+ * its key, and no secret in a flag (`ps` shows flags): credentials written into `--ingest-queue`
+ * go in TELEMATICS_INGEST_QUEUE instead.
+ */
+function queueAuthProblems(values: Record<string, unknown>, sources: Partial<Record<keyof ServiceConfig, string>>): string[] {
+  const problems: string[] = [];
+  if (sources.ingestQueue === '--ingest-queue' && queueServers(String(values.ingestQueue)).some((server) => server.includes('@'))) {
+    problems.push('--ingest-queue must not hold credentials (flags show in `ps`): set TELEMATICS_INGEST_QUEUE_USER and TELEMATICS_INGEST_QUEUE_PASSWORD, or TELEMATICS_INGEST_QUEUE_TOKEN');
+  }
+  if ((values.ingestQueueUser === undefined) !== (values.ingestQueuePassword === undefined)) problems.push('--ingest-queue-user and TELEMATICS_INGEST_QUEUE_PASSWORD must be set together');
+  const ways = [values.ingestQueuePassword, values.ingestQueueToken, values.ingestQueueNkeySeed, values.ingestQueueCreds].filter((v) => v !== undefined).length;
+  if (ways > 1) problems.push('the ingest queue takes one way of authenticating: a user and password, TELEMATICS_INGEST_QUEUE_TOKEN, TELEMATICS_INGEST_QUEUE_NKEY_SEED or --ingest-queue-creds');
+  if (typeof values.ingestQueueNkeySeed === 'string' && !/^SU[A-Z2-7]{56}$/.test(values.ingestQueueNkeySeed.trim())) problems.push('TELEMATICS_INGEST_QUEUE_NKEY_SEED must be an NKey user seed (58 characters starting with SU)');
+  if ((values.ingestQueueTlsCert === undefined) !== (values.ingestQueueTlsKey === undefined)) problems.push('--ingest-queue-tls-cert and --ingest-queue-tls-key must be set together');
+  for (const key of ['ingestQueueCreds', 'ingestQueueTlsCa', 'ingestQueueTlsCert', 'ingestQueueTlsKey'] as const) {
+    const file = values[key];
+    if (typeof file === 'string' && !existsSync(file)) problems.push(`${sources[key]}: no file at ${resolve(file)}`);
+  }
+  const configured = ways > 0 || values.ingestQueueTlsCa !== undefined || values.ingestQueueTlsCert !== undefined;
+  if (configured && values.ingestQueue === undefined) problems.push('the ingest queue\'s credentials and TLS settings need --ingest-queue');
+  return problems;
+}
+
 /** The ingest queue's settings as configured; undefined without `--ingest-queue`. */
 export function ingestQueueSettingsOf(config: ServiceConfig) {
   if (config.ingestQueue === undefined) return undefined;
@@ -428,7 +470,18 @@ export function ingestQueueSettingsOf(config: ServiceConfig) {
     maxAgeMs: config.ingestQueueMaxAge ?? config.telemetryRetention * 3_600_000,
     publishTimeoutMs: config.ingestQueuePublishTimeout,
     ackWaitMs: config.ingestQueueAckWait,
+    auth: queueAuthOf(config),
+    tls: config.ingestQueueTlsCa === undefined && config.ingestQueueTlsCert === undefined
+      ? undefined : { caFile: config.ingestQueueTlsCa, certFile: config.ingestQueueTlsCert, keyFile: config.ingestQueueTlsKey },
   };
+}
+
+function queueAuthOf(config: ServiceConfig) {
+  if (config.ingestQueueUser !== undefined && config.ingestQueuePassword !== undefined) return { kind: 'password', user: config.ingestQueueUser, password: config.ingestQueuePassword } as const;
+  if (config.ingestQueueToken !== undefined) return { kind: 'token', token: config.ingestQueueToken } as const;
+  if (config.ingestQueueNkeySeed !== undefined) return { kind: 'nkey', seed: config.ingestQueueNkeySeed.trim() } as const;
+  if (config.ingestQueueCreds !== undefined) return { kind: 'creds', file: config.ingestQueueCreds } as const;
+  return undefined;
 }
 
 /** The keys file kept beside a SQLite database: `data/telematics.db` → `data/telematics.db.keys.json`. */

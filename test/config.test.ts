@@ -86,6 +86,23 @@ describe('configuration', () => {
     }
   });
 
+  it('when the ingest queue has credentials, then the secrets come from the environment only, one way at most, and none may sit in the --ingest-queue flag', () => {
+    const env = { TELEMATICS_INGEST_QUEUE_USER: 'svc', TELEMATICS_INGEST_QUEUE_PASSWORD: 'pw' };
+    expect(ingestQueueSettingsOf(loadConfig({ ingestQueue: 'nats://q:4222' }, env))?.auth).toEqual({ kind: 'password', user: 'svc', password: 'pw' });
+    expect(ingestQueueSettingsOf(loadConfig({ ingestQueue: 'nats://q:4222' }, { TELEMATICS_INGEST_QUEUE_TOKEN: 't' }))?.auth).toEqual({ kind: 'token', token: 't' });
+    for (const key of ['ingestQueuePassword', 'ingestQueueToken', 'ingestQueueNkeySeed']) {
+      const spec = SETTINGS.find((s) => s.key === key)!;
+      expect([spec.secret, spec.flag]).toEqual([true, undefined]);
+    }
+    expect(() => loadConfig({ ingestQueue: 'nats://svc:pw@q:4222' }, {})).toThrow('--ingest-queue must not hold credentials');
+    expect(loadConfig({}, { TELEMATICS_INGEST_QUEUE: 'nats://svc:pw@q:4222' }).ingestQueue).toBe('nats://svc:pw@q:4222');
+    expect(() => loadConfig({ ingestQueue: 'nats://q:4222', ingestQueueUser: 'svc' }, {})).toThrow('--ingest-queue-user and TELEMATICS_INGEST_QUEUE_PASSWORD must be set together');
+    expect(() => loadConfig({ ingestQueue: 'nats://q:4222' }, { ...env, TELEMATICS_INGEST_QUEUE_TOKEN: 't' })).toThrow('one way of authenticating');
+    expect(() => loadConfig({ ingestQueue: 'nats://q:4222' }, { TELEMATICS_INGEST_QUEUE_NKEY_SEED: 'SUnope' })).toThrow('must be an NKey user seed');
+    expect(() => loadConfig({ ingestQueue: 'nats://q:4222', ingestQueueTlsCa: '/no/such/ca.pem' }, {})).toThrow('--ingest-queue-tls-ca: no file at /no/such/ca.pem');
+    expect(() => loadConfig({}, { TELEMATICS_INGEST_QUEUE_TOKEN: 't' })).toThrow('need --ingest-queue');
+  });
+
   it('when --ingest-queue is set, then its servers and limits read as queue settings; writers without a queue, or a wrong URL, are one clear error', () => {
     const config = loadConfig({ ingestQueue: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222,10.0.0.3:4222' }, { TELEMATICS_TELEMETRY_RETENTION: '200' });
     expect(ingestQueueSettingsOf(config)).toEqual({

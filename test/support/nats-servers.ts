@@ -5,7 +5,7 @@
  * directory is removed when the test ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from './free-port.js';
@@ -72,14 +72,19 @@ class Node implements NatsNode {
   }
 }
 
-/** One JetStream server, or a cluster of `count` (routes between all of them). */
-export async function startNatsServers(count: 1 | 3 = 1): Promise<NatsServers> {
+/**
+ * One JetStream server, or a cluster of `count` (routes between all of them). `config` is the text
+ * of a nats-server configuration file every node also reads (authorization, tls); the flags win.
+ */
+export async function startNatsServers(count: 1 | 3 = 1, config?: string): Promise<NatsServers> {
   const dir = mkdtempSync(join(tmpdir(), 'telematics-nats-'));
+  const configFile = join(dir, 'nats.conf');
+  if (config !== undefined) writeFileSync(configFile, config);
   const found = await freePorts(2 * count);
   const ports = Array.from({ length: count }, (_, i) => ({ client: found[2 * i]!, cluster: found[2 * i + 1]! }));
   const nodes = ports.map((p, i) => {
     const name = `n${i + 1}`;
-    const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-js', '-sd', join(dir, name)];
+    const args = [...(config === undefined ? [] : ['-c', configFile]), '-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-js', '-sd', join(dir, name)];
     if (count > 1) {
       const routes = ports.map((o) => `nats://127.0.0.1:${o.cluster}`).join(',');
       args.push('--cluster_name', 'telematics-test', '--cluster', `nats://127.0.0.1:${p.cluster}`, '--routes', routes);
