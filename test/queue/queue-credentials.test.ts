@@ -1,7 +1,7 @@
 /**
  * The ingest queue behind NATS authentication and TLS (issue 55): real nats-server processes
- * that require a user and password, a token, an NKey, or TLS with a client certificate (a
- * throwaway CA made with openssl). With the right settings, read from the environment as the
+ * that require a user and password, a token, an NKey, a `.creds` file (operator mode, with JWTs
+ * signed here), or TLS with a client certificate (a throwaway CA made with openssl). With the right settings, read from the environment as the
  * service reads them, the queue opens; with wrong ones the start fails with one line that says
  * which setting to check and holds no secret, and `serve` exits instead of retrying for ever.
  */
@@ -18,6 +18,38 @@ import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
 import { serveEnv, startUnlistenedServiceProcess } from '../support/service-process.js';
 
 const silent = pino({ level: 'silent' });
+
+const b64url = (data: string | Uint8Array) => Buffer.from(data).toString('base64url');
+/** A NATS JWT (v2) of `claims` signed by `signer`, as `nsc` writes them. */
+function natsJwt(signer: ReturnType<typeof nkeys.createOperator>, subject: string, name: string, nats: Record<string, unknown>): string {
+  const header = b64url(JSON.stringify({ typ: 'JWT', alg: 'ed25519-nkey' }));
+  const claims = { jti: b64url(`${subject}-${Math.random()}`), iat: Math.floor(Date.now() / 1000), iss: signer.getPublicKey(), name, sub: subject, nats: { ...nats, version: 2 } };
+  const body = `${header}.${b64url(JSON.stringify(claims))}`;
+  return `${body}.${b64url(signer.sign(new TextEncoder().encode(body)))}`;
+}
+
+/** An operator, an account with JetStream, and one user's .creds file text, for a server in operator mode. */
+function operatorSetup() {
+  const operator = nkeys.createOperator();
+  const account = nkeys.createAccount();
+  const user = nkeys.createUser();
+  const unlimited = { subs: -1, data: -1, payload: -1, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1, mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 };
+  const operatorJwt = natsJwt(operator, operator.getPublicKey(), 'test-operator', { type: 'operator' });
+  const accountJwt = natsJwt(operator, account.getPublicKey(), 'telematics', { type: 'account', limits: unlimited, default_permissions: { pub: {}, sub: {} } });
+  // JetStream needs a system account to start in operator mode.
+  const system = nkeys.createAccount();
+  const systemJwt = natsJwt(operator, system.getPublicKey(), 'SYS', { type: 'account', limits: { ...unlimited, mem_storage: 0, disk_storage: 0, streams: 0, consumer: 0 } });
+  const credsOf = (issuer: typeof account, u: typeof user) => {
+    const jwt = natsJwt(issuer, u.getPublicKey(), 'writer', { type: 'user', pub: {}, sub: {}, subs: -1, data: -1, payload: -1 });
+    return `-----BEGIN NATS USER JWT-----\n${jwt}\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${new TextDecoder().decode(u.getSeed())}\n------END USER NKEY SEED------\n`;
+  };
+  return {
+    config: `operator: ${operatorJwt}\nsystem_account: ${system.getPublicKey()}\nresolver: MEMORY\nresolver_preload: { ${account.getPublicKey()}: ${accountJwt}, ${system.getPublicKey()}: ${systemJwt} }\n`,
+    creds: credsOf(account, user),
+    /** A user signed by an account the server does not know. */
+    strangerCreds: credsOf(nkeys.createAccount(), nkeys.createUser()),
+  };
+}
 const PASSWORD = 'correct-horse-battery-staple';
 const TOKEN = 's3cr3t-token-value';
 
@@ -88,6 +120,16 @@ describe('ingest queue credentials', () => {
     const wrong = await openWith({ ingestQueue: url }, { TELEMATICS_INGEST_QUEUE_NKEY_SEED: other });
     expect(wrong).toMatch(/refused this process's credentials .*: check TELEMATICS_INGEST_QUEUE_NKEY_SEED$/);
     expect(wrong).not.toContain(other);
+  }, 30_000);
+
+  it('when the servers run in operator mode, then a .creds file of a user of the account opens the queue, and one of another account is refused', async () => {
+    const setup = operatorSetup();
+    const url = await start(setup.config);
+    writeFileSync(join(dir, 'writer.creds'), setup.creds, { mode: 0o600 });
+    writeFileSync(join(dir, 'stranger.creds'), setup.strangerCreds, { mode: 0o600 });
+    expect(await openWith({ ingestQueue: url, ingestQueueCreds: join(dir, 'writer.creds') }, {})).toBe('open');
+    const wrong = await openWith({ ingestQueue: url, ingestQueueCreds: join(dir, 'stranger.creds') }, {});
+    expect(wrong).toMatch(/refused this process's credentials .*: check --ingest-queue-creds$/);
   }, 30_000);
 
   it('when the servers speak TLS and verify clients, then the CA file and a client certificate open the queue; without the CA the start says TLS failed', async () => {
