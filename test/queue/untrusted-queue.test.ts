@@ -20,6 +20,7 @@ import { ALPHA_VINS } from '../support/fixture-fleet.js';
 import { metricSum } from '../support/metrics-text.js';
 import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
+import { TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 import { until } from '../support/until.js';
 
 const SECRET_LOOKING = 'payload-that-must-not-be-logged';
@@ -41,7 +42,7 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
 
   beforeAll(async () => {
     nats = await startNatsServers(1);
-    svc = await startTestService(kind);
+    svc = await startTestService(kind, trackerFleet());
     const logger = pino({ level: 'info' }, new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }));
     const metrics = new QueueMetrics(registry);
     queue = await IngestQueue.open(settings(), logger, metrics);
@@ -93,5 +94,18 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     expect(log).not.toContain(SECRET_LOOKING);
     // Nothing waits to be delivered again: the stream is empty (work-queue retention).
     expect((await queue.jsm.streams.info(streamName(0))).state.messages).toBe(0);
+  }, 30_000);
+
+  it('when a message names a tracker, then only its paired vehicle\'s rows are stored: the pairing is read from the database, not from the message', async () => {
+    const before = await storedKeys();
+    const rejectedBefore = await counter('ingest_queue_rejected_records_total');
+    const { teltonika, silent } = TRACKED;
+    const device = (vin: string) => ({ kind: 'device', protocol: 'teltonika', deviceId: teltonika.imei, vin });
+    await publish(JSON.stringify({ at: T0, source: device(teltonika.vin), rows: [row(teltonika.vin, 100), row(silent.vin, 101)] }));
+    // The message claims the device is paired with another vehicle: the database says otherwise.
+    await publish(JSON.stringify({ at: T0, source: device(silent.vin), rows: [row(silent.vin, 102)] }));
+    await until('the paired vehicle\'s row stored', async () => (await storedKeys()).length === before.length + 1);
+    await until('both refusals counted', async () => (await counter('ingest_queue_rejected_records_total')) === rejectedBefore + 2);
+    expect((await storedKeys()).filter((k) => !before.includes(k))).toEqual([`${teltonika.vin}@${row(teltonika.vin, 100).ts}`]);
   }, 30_000);
 });
