@@ -347,7 +347,7 @@ describe('the service across processes, under faults', () => {
         }
       }
       for (const keys of groupings) {
-        for (const message of queueMessages(rowsOf(keys), 0, PARTITIONS)) {
+        for (const message of queueMessages(rowsOf(keys), 0, PARTITIONS, { kind: 'oem', oem: OEM })) {
           if (!takenOver.has(message.id)) continue;
           const inside = new Set((JSON.parse(Buffer.from(message.body).toString()) as { rows: { vin: string; ts: number }[] }).rows.map((r) => `${r.vin}@${r.ts}`));
           for (const key of mine) if (inside.has(key)) explained.add(key);
