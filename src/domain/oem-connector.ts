@@ -1,7 +1,11 @@
 /**
  * The port to an automaker cloud. Every implementation must:
  * - `initiate`: ask the automaker to run a command and return the URL where its status will be
- *   found. It is called once per command (never retried: a repeat could run it twice). It throws
+ *   found. The creation calls it once per command and never retries it on failure (an automaker
+ *   that timed out may have received it). The one repeat is the command worker's, after a crash
+ *   left the command without its status URL (src/domain/initiation.ts): the same `commandId`,
+ *   which must reach the automaker as an idempotency key, so that a repeat is answered with the
+ *   same status URL and the vehicle acts once (HTTP: the `Idempotency-Key` header). It throws
  *   `OemFailure('send')` when the automaker cannot be reached, times out or answers 5xx, and
  *   `OemFailure('initiate')` when it refuses the command or gives no usable status URL (D6).
  * - `poll`: read a status URL once. It may be repeated freely. It returns the command's state;

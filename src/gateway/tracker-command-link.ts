@@ -4,12 +4,14 @@
  * the tracker's connection to send; `poll` reads what came of it. Nothing here touches a socket,
  * so the API, the workers and the gateway may run in different processes (`serve --role`).
  *
- * Status URLs are `device:<command id>`. Whether an ignition command may go (D11: not while the
- * vehicle moves) is not judged here: the stored records any source naming the vehicle may have
- * written (a UDP datagram with its IMEI, say), so a record that could block or release the relay
- * from here could be anyone's. The gateway judges it from the records of the very connection
- * that would carry it (tracker-command-dispatcher.ts), and a refusal reaches `poll` through the
- * row. A tracker that never connects leaves the command to its deadline.
+ * Status URLs are `device:<command id>`; a repeated initiation of a command (after a crash, with
+ * the same id) finds its row and is answered the same URL, and the tracker is sent it once.
+ * Whether an ignition command may go (D11: not while the vehicle moves) is not judged here: the
+ * stored records any source naming the vehicle may have written (a UDP datagram with its IMEI,
+ * say), so a record that could block or release the relay from here could be anyone's. The
+ * gateway judges it from the records of the very connection that would carry it
+ * (tracker-command-dispatcher.ts), and a refusal reaches `poll` through the row. A tracker that
+ * never connects leaves the command to its deadline.
  */
 import type { Clock } from '../domain/clock.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from '../domain/oem-connector.js';

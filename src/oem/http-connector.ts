@@ -1,5 +1,6 @@
 /**
- * The HTTP connector: `POST {base}/commands {id, vin, command}` answers `{status_url}`;
+ * The HTTP connector: `POST {base}/commands {id, vin, command}` with `Idempotency-Key: <id>`
+ * answers `{status_url}` (the same one again for a repeat with the same key);
  * `GET status_url` answers `{status: "pending" | "success" | "error", result?, error?}`.
  * A status URL is fetched only when it has the same scheme, host and port as the configured base
  * URL (a hostile automaker answer cannot make us fetch elsewhere), and every connection dials only
@@ -63,7 +64,9 @@ export class HttpConnector implements OemConnector {
     try {
       response = await this.#http.send(this.#commandsUrl, {
         method: 'POST',
-        headers: this.#initiateHeaders,
+        // The command id as the automaker's idempotency key: an initiation repeated after a crash
+        // (src/domain/initiation.ts) must get the same status URL, and the vehicle act once.
+        headers: { ...this.#initiateHeaders, 'idempotency-key': request.commandId },
         body: JSON.stringify({ id: request.commandId, vin: request.vin, command: request.command }),
         timeoutMs: this.#settings.initiateTimeoutMs,
         maxBytes: MAX_BODY_BYTES,

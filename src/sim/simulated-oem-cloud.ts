@@ -1,6 +1,8 @@
 /**
  * The simulated automaker cloud: a real HTTP server speaking the HTTP connector's protocol.
- *   POST /commands {id, vin, command}  → 202 {status_url}
+ *   POST /commands {id, vin, command}  → 202 {status_url}; with `Idempotency-Key`, a repeat with
+ *                                        the same key and body gets the same status URL and the
+ *                                        vehicle acts once (the same key with another body: 422)
  *   GET  /commands/{id}                → {status: "pending"} until the vehicle has answered, then
  *                                        {status: "success", result} or {status: "error", error}
  * The vehicle answers after a realistic latency, from its simulated state at that moment, by its
@@ -78,8 +80,12 @@ export class SimulatedOemCloud {
   readonly #jobs = new Map<string, Job>();
   readonly #server: Server;
   faults: CloudFaults;
-  /** Every initiation received, for tests and the operator's curiosity. */
-  readonly received: { id: string; vin: string; command: string }[] = [];
+  /** Every initiation received, for tests and the operator's curiosity, with its `Idempotency-Key` if it had one. */
+  readonly received: { id: string; vin: string; command: string; key: string | undefined }[] = [];
+  /** Every initiation the vehicle acted on: one per command id, however often it was sent. */
+  readonly accepted: { id: string; vin: string; command: string; key: string | undefined }[] = [];
+  /** The initiation each `Idempotency-Key` was first sent with. */
+  readonly #keys = new Map<string, { id: string; vin: string; command: string }>();
   /** Status calls for a command that arrived while another for the same command was unanswered. */
   overlappingPolls = 0;
   readonly #polling = new Set<string>();
@@ -171,13 +177,23 @@ export class SimulatedOemCloud {
     if (typeof body.id !== 'string' || !/^[0-9a-f-]{36}$/.test(body.id) || typeof body.vin !== 'string' || typeof body.command !== 'string') {
       return this.#send(res, 400, { error: 'invalid_input' });
     }
-    this.received.push({ id: body.id, vin: body.vin, command: body.command });
+    const request = { id: body.id, vin: body.vin, command: body.command };
+    const key = idempotencyKey(req);
+    this.received.push({ ...request, key });
     if (this.faults.initiateDelayMs > 0) await new Promise((r) => setTimeout(r, this.faults.initiateDelayMs));
+    const first = key === undefined ? undefined : this.#keys.get(key);
+    if (first !== undefined) {
+      // A repeat (the service's, after a crash): the first answer again, nothing run twice.
+      if (first.id !== request.id || first.vin !== request.vin || first.command !== request.command) return this.#send(res, 422, { error: 'invalid_input' });
+      return this.#send(res, 202, { status_url: `${this.url}/commands/${first.id}` });
+    }
     if (this.#rng.chance(this.faults.initiateErrorRate)) return this.#send(res, 500, { error: 'internal' });
     if (!this.#vehicle(body.vin)) return this.#send(res, 404, { error: 'unknown vehicle' });
     if (this.#rng.chance(this.faults.missingStatusUrlRate)) return this.#send(res, 200, {});
     if (!this.#jobs.has(body.id)) {
       this.#jobs.set(body.id, { vin: body.vin, command: body.command, dueAt: this.#clock.now() + this.latencyFor(body.id) });
+      if (key !== undefined) this.#keys.set(key, request);
+      this.accepted.push({ ...request, key });
       this.#options.logger?.info({ command: body.id, vin: body.vin, name: body.command }, 'simulated automaker accepted a command');
     }
     this.#send(res, 202, { status_url: `${this.url}/commands/${body.id}` });
@@ -243,6 +259,12 @@ export class SimulatedOemCloud {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/** The request's `Idempotency-Key`: 1–255 printable ASCII characters, or none. */
+function idempotencyKey(req: IncomingMessage): string | undefined {
+  const value = req.headers['idempotency-key'];
+  return typeof value === 'string' && /^[\x20-\x7e]{1,255}$/.test(value) ? value : undefined;
+}
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 const tireStatus = (kpa: number, ideal: number) => (kpa < ideal * 0.85 ? 'low' : kpa > ideal * 1.15 ? 'high' : 'nominal');
 

@@ -11,8 +11,12 @@ import { sameValueUnindexed } from './not-from-partial-index.js';
 
 export type DeviceCommandRow = Selectable<DeviceCommandsTable>;
 
+/**
+ * A command's exchange row; a second insert for the same command (an initiation repeated after a
+ * crash, src/domain/initiation.ts) leaves the first as it is: the tracker is sent it once.
+ */
 export async function insertDeviceCommand(db: Db, row: Insertable<DeviceCommandsTable>): Promise<void> {
-  await db.insertInto('device_commands').values(row).execute();
+  await db.insertInto('device_commands').values(row).onConflict((oc) => oc.column('command_id').doNothing()).execute();
 }
 
 export function findDeviceCommand(db: Db, commandId: string): Promise<DeviceCommandRow | undefined> {
