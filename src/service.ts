@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { isLoopbackHost } from './domain/dial-policy.js';
+import { INITIATE_TIMEOUT_MS } from './domain/initiation.js';
 import { buildApp } from './http/build-app.js';
 import { parseBasemap, type Basemap } from './domain/basemap.js';
 import { RedisRateStore } from './redis/redis-rate-store.js';
@@ -86,7 +87,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     logger.info({ database: store.description, applied, role: describeRoles(config.role) }, 'database ready');
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectors = new ConnectorRegistry({
-      initiateTimeoutMs: 10_000, pollTimeoutMs: 5_000,
+      initiateTimeoutMs: INITIATE_TIMEOUT_MS, pollTimeoutMs: 5_000,
       trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000 }),
     });
     const metrics = new ServiceMetrics();

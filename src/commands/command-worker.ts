@@ -3,7 +3,9 @@
  * commands table is the queue: `runOnce` claims due commands under a short lease, polls each
  * status URL once, and records the outcome with statements guarded by the lease, so a worker
  * whose lease lapsed cannot overwrite what another recorded. Overdue commands are swept to
- * `Command timeout.`. After a crash nothing is lost: leases expire and polling resumes.
+ * `Command timeout.`. After a crash nothing is lost: leases expire and polling resumes, and a
+ * command the crash left without its status URL is initiated again, once, with the same
+ * idempotency key (src/domain/initiation.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -13,7 +15,9 @@ import { documentedResult } from '../domain/command-results.js';
 import { OemFailure, type CommandState, type ConnectorLookup } from '../domain/oem-connector.js';
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { claimDueCommands, commandWorkDue, expireOverdueCommands, finishCommandRows, schedulePoll } from '../store/commands-queries.js';
+import { claimDueCommands, commandWorkDue, expireOverdueCommands, finishCommandRows, schedulePoll, type CommandRow } from '../store/commands-queries.js';
+import { claimOrphanedInitiations, recordReinitiation } from '../store/initiation-recovery-queries.js';
+import { FIRST_POLL_MS, REINITIATE_AFTER_MS } from '../domain/initiation.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
@@ -26,6 +30,8 @@ export interface CommandWorkerSettings {
   readonly deadlineGraceMs?: number;
   readonly batch: number;
   readonly idleIntervalMs: number;
+  /** How long after its initiation began a command without a status URL is initiated again (REINITIATE_AFTER_MS). */
+  readonly reinitiateAfterMs?: number;
 }
 
 /**
@@ -47,6 +53,8 @@ export interface WorkerPass {
   claimed: number;
   finished: number;
   expired: number;
+  /** Commands left without a status URL that were initiated again (successfully or not). */
+  reinitiated: number;
 }
 
 export class CommandWorker {
@@ -77,11 +85,13 @@ export class CommandWorker {
   async runOnce(): Promise<WorkerPass> {
     const db = this.#store.db;
     const now = this.#clock.now();
-    const pass: WorkerPass = { claimed: 0, finished: 0, expired: 0 };
+    const pass: WorkerPass = { claimed: 0, finished: 0, expired: 0, reinitiated: 0 };
     const graceMs = this.#settings.deadlineGraceMs ?? 5_000;
+    const orphanedBefore = now - (this.#settings.reinitiateAfterMs ?? REINITIATE_AFTER_MS);
     // One look first: almost every pass finds nothing overdue, and an idle one nothing at all.
-    const due = await commandWorkDue(db, now, graceMs);
+    const due = await commandWorkDue(db, now, graceMs, orphanedBefore);
     if (due.overdue) pass.expired = await expireOverdueCommands(db, now, COMMAND_ERROR_TEXTS.timeout, graceMs);
+    if (due.orphaned) pass.reinitiated = await this.#reinitiateOrphans(now, orphanedBefore);
     if (!due.pollDue) return pass;
     const claimed = await claimDueCommands(db, this.#store.capabilities, this.owner, now, now + this.#settings.leaseMs, this.#settings.batch);
     pass.claimed = claimed.length;
@@ -120,6 +130,42 @@ export class CommandWorker {
     const failed = tasks.find((t) => t.status === 'rejected');
     if (failed) throw failed.reason;
     return pass;
+  }
+
+  /**
+   * Commands a crash left without a status URL (the automaker may have accepted them): each is
+   * initiated again, by the one worker whose claim took it, with the same command id and so the
+   * same `Idempotency-Key`; the automaker answers the status URL it gave the first time, and the
+   * command is polled as usual. A repeat that fails ends the command as `Communication failures.`
+   * at once (the service lost its exchange with the automaker and could not take it up again),
+   * rather than leaving it to `Command timeout.` at its deadline.
+   */
+  async #reinitiateOrphans(now: number, orphanedBefore: number): Promise<number> {
+    const db = this.#store.db;
+    const claimed = await claimOrphanedInitiations(db, this.#store.capabilities, this.owner, now, orphanedBefore, now + this.#settings.leaseMs, this.#settings.batch);
+    const tasks = await Promise.allSettled(claimed.map((command) => this.#reinitiate(command)));
+    const failed = tasks.find((t) => t.status === 'rejected');
+    if (failed) throw failed.reason;
+    return claimed.length;
+  }
+
+  async #reinitiate(command: CommandRow): Promise<void> {
+    const at = () => this.#clock.now();
+    if (command.deadline_at !== null && at() > command.deadline_at) {
+      await this.#finish(command.id, 'Error', COMMAND_ERROR_TEXTS.timeout, at());
+      return;
+    }
+    const oem = await cachedRegistryRead(this.#store, `oem:${command.oem}`, () => findOem(this.#store.db, command.oem));
+    const connector = this.#connectors.for(oem ?? { connector: 'none', base_url: null });
+    try {
+      const { statusUrl } = await connector.initiate({ commandId: command.id, vin: command.vin, command: command.command });
+      await recordReinitiation(this.#store.db, command.id, this.owner, statusUrl, at() + FIRST_POLL_MS);
+      this.#logger?.info({ command: command.id, oem: command.oem }, 'a command left without its status URL was initiated again (same Idempotency-Key)');
+    } catch (error) {
+      if (!(error instanceof OemFailure)) throw error;
+      this.#logger?.warn({ command: command.id, oem: command.oem, err: error }, 'a command left without its status URL could not be initiated again: it ends as `Communication failures.`');
+      await this.#finish(command.id, 'Error', COMMAND_ERROR_TEXTS.communication, at());
+    }
   }
 
   /**

@@ -2,7 +2,8 @@
  * POST /vehicle-command, in D4's order: (token, done by the route) body, vin, command, signature,
  * VIN ownership and ownership type, command availability, confirmation, OEM initiation.
  * A command is registered before the automaker is called, with its deadline, so a crash at any
- * point leaves a row the worker finishes (at worst as `Command timeout.`).
+ * point leaves a row the worker finishes: one left without its status URL is initiated again with
+ * the same idempotency key (src/domain/initiation.ts), at worst it ends as `Command timeout.`.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import {
   CONFIRMATION_MESSAGES, CONFIRMATION_TTL_MS, generateConfirmationCode, MAX_CONFIRMATION_ATTEMPTS,
 } from '../domain/confirmation.js';
 import { errors, ServiceError } from '../domain/errors.js';
+import { FIRST_POLL_MS } from '../domain/initiation.js';
 import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
@@ -46,8 +48,6 @@ export interface CommandServiceDeps {
 /** The answer's shape is the contract's: clients read the same type. */
 export type CreationResponse = VehicleCommandAnswer;
 
-/** First poll of a fresh command: automakers rarely answer sooner. */
-const FIRST_POLL_MS = 1000;
 /** Confirmations older than this are not even looked at (their codes expired long ago). */
 const CONFIRMATION_LOOKBACK_MS = 24 * 3_600_000;
 
@@ -135,18 +135,19 @@ export async function createCommand(
 /**
  * On PostgreSQL the answer does not wait for the status URL's commit (D6 asks for the automaker's
  * status URL before `Pending`, not for its commit), and what a crash can leave is unchanged: a
- * crash between the automaker's acceptance and that commit left, and leaves, a `Pending` command
- * without a status URL, which ends as `Command timeout.` at its deadline; only the answer comes
- * sooner (before, a client cut off there got no answer, and its retry could send the command
- * again). Unwaited, these writes gather (7.9 rows a statement against 3.0) and commit while the
+ * crash between the automaker's acceptance and that commit leaves a `Pending` command without a
+ * status URL, on either database, which the command worker initiates again with the same
+ * idempotency key once its initiation began 15 s ago (src/domain/initiation.ts); only the answer
+ * comes sooner (before, a client cut off there got no answer, and its retry could send the
+ * command again). Unwaited, these writes gather (7.9 rows a statement against 3.0) and commit while the
  * answers go out: creations/s ×1.15 and ×1.19 in two side-by-side runs (bench/RESULTS.md, "Issue
  * 22, eighteenth step"). SQLite's in-process commit is still waited for: not waiting measured
  * ×0.91–0.94 there. A clean stop waits for the writes (service.ts). Either way a failed write
- * fails the command, not the request.
+ * leaves the command to that repeat, and never fails the request.
  */
 function storeInitiation(deps: CommandServiceDeps, initiation: Initiation): Promise<void> {
   return batchedRowsInBackground(deps.store, markInitiatedRows, initiation, (error) => {
-    deps.logger.error({ err: error, commandId: initiation.id }, 'a command\'s status URL could not be stored: it ends as `Command timeout.` at its deadline');
+    deps.logger.error({ err: error, commandId: initiation.id }, 'a command\'s status URL could not be stored: the command worker initiates it again (same Idempotency-Key) 15 s after it began');
   });
 }
 

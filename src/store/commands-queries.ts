@@ -10,6 +10,7 @@ import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
 import { commandOutcomeEvent, type CommandOutcome } from '../domain/events.js';
 import { appendEvents } from './events-queries.js';
 import { inTransaction } from './in-transaction.js';
+import { orphanedInitiation } from './initiation-recovery-queries.js';
 import type { CommandsTable, Database } from './schema.js';
 import type { DialectCapabilities } from './dialect.js';
 import type { RowsStatement } from './write-batcher.js';
@@ -208,19 +209,28 @@ const overdue = (now: number, graceMs: number) => (eb: ExpressionBuilder<Databas
   eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('deadline_at', '<', now - graceMs)]),
 ]);
 
+export interface CommandWorkDue {
+  readonly overdue: boolean;
+  readonly pollDue: boolean;
+  /** A command a crash left without a status URL, to initiate again (initiation-recovery-queries.ts). */
+  readonly orphaned: boolean;
+}
+
 /**
- * Whether the command worker's pass has anything to do: a command to expire, a poll due. One
- * statement, so an idle pass is one statement instead of four (a transaction round the expiry, and
- * the claim). The overdue look reads Pending rows as the expiry does (no index holds them by
- * deadline), and stops at the first it finds.
+ * Whether the command worker's pass has anything to do: a command to expire, a poll due, an
+ * initiation to repeat (`orphanedBefore`: when its initiation must have begun). One statement, so
+ * an idle pass is one statement instead of four (a transaction round the expiry, and the claim).
+ * The overdue look reads Pending rows as the expiry does (no index holds them by deadline), and
+ * stops at the first it finds.
  */
-export async function commandWorkDue(db: Db, now: number, graceMs: number): Promise<{ overdue: boolean; pollDue: boolean }> {
+export async function commandWorkDue(db: Db, now: number, graceMs: number, orphanedBefore: number): Promise<CommandWorkDue> {
   const row = await db.selectNoFrom((eb) => [
     eb.exists(db.selectFrom('commands').select('id').where(overdue(now, graceMs))).as('overdue'),
     eb.exists(db.selectFrom('commands').select('id').where(pollDue(now))).as('poll_due'),
+    eb.exists(db.selectFrom('commands').select('id').where(orphanedInitiation(now, orphanedBefore))).as('orphaned'),
   ]).executeTakeFirstOrThrow();
   // PostgreSQL answers booleans, SQLite 0 or 1.
-  return { overdue: Boolean(row.overdue), pollDue: Boolean(row.poll_due) };
+  return { overdue: Boolean(row.overdue), pollDue: Boolean(row.poll_due), orphaned: Boolean(row.orphaned) };
 }
 
 /**

@@ -87,8 +87,8 @@ describe.each(DATABASE_KINDS)('the in-process simulated automaker across a resta
     // Its lines reach the pipe when the test reads it (a busy machine may keep some in the
     // logger's buffer a moment): wait for every accepted line, so none dies with the process.
     await until('the automaker to log every command accepted', async () => ids.every((id) => acceptedIn(served!.output()).includes(id)), 10_000, 20);
-    // A kill before a status URL's commit leaves a command with no URL to poll, which ends only
-    // at its deadline as `Command timeout.` (60 s here; crash-recovery.test.ts covers that case).
+    // A kill before a status URL's commit leaves a command with no URL to poll, initiated again
+    // 15 s after it began (initiation-window.test.ts covers that case): this test is about polls.
     await statusUrlsStored(database.url, ids, 10_000);
     await served!.stop('SIGKILL');
     // Everything it wrote before dying, read to the end of its pipe.

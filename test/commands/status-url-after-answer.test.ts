@@ -1,14 +1,23 @@
 /**
  * A creation answers `Pending` once the automaker has given its status URL, and stores that URL
  * after the answer (create-command.ts): the answer does not wait for its commit, a failed write
- * costs the command its outcome (it ends as `Command timeout.`) but never the request, and the
- * worker polls the command once the URL lands.
+ * never fails the request, and the worker polls the command once the URL lands. A command whose
+ * URL was never stored (a failed write here; a crash in initiation-window.test.ts) is initiated
+ * again with the same Idempotency-Key by one worker, 15 s after its initiation began, and not
+ * before: a command still inside its request is left to it.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CommandWorker } from '../../src/commands/command-worker.js';
+import { REINITIATE_AFTER_MS } from '../../src/domain/initiation.js';
+import { ConnectorRegistry } from '../../src/oem/connector-registry.js';
+import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { openStore } from '../../src/store/open-store.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { sign } from '../support/command-client.js';
+import { freePort } from '../support/free-port.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { backgroundWritesSettled } from '../../src/store/write-batcher.js';
 
@@ -17,13 +26,22 @@ const VIN = ALPHA_VINS[0];
 describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer, on %s', (kind) => {
   let svc: TestService;
   let token: string;
+  let cloud: SimulatedOemCloud;
+  /** A second instance's worker, on its own connection to the same database. */
+  let second: StoreConnection;
+  let secondWorker: CommandWorker;
 
   beforeAll(async () => {
     svc = await startTestService(kind);
-    await svc.useSimulatedCloud({ latencyMs: [0, 0] });
+    ({ cloud } = await svc.useSimulatedCloud({ latencyMs: [0, 0] }));
     token = await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client);
+    second = openStore(svc.databaseUrl, { poolSize: 2 });
+    secondWorker = new CommandWorker(second, new ConnectorRegistry(svc.connectorSettings), svc.clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
   });
-  afterAll(async () => { await svc?.close(); });
+  afterAll(async () => {
+    await second?.close();
+    await svc?.close();
+  });
   beforeEach(async () => {
     await backgroundWritesSettled(svc.store);
     if (kind === 'postgres') await sql`drop trigger if exists status_url_trigger on commands`.execute(svc.store.db);
@@ -71,7 +89,8 @@ describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer
     expect((await stored(created.body.id)).status_url).not.toBeNull();
   });
 
-  it('when the status URL cannot be stored, then the answer is still Pending, the failure is logged with the command, and the command ends as Command timeout. at its deadline', async () => {
+  /** Leaves `id` as a failed write (or a crash) would: Pending, accepted by the automaker, no status URL. */
+  async function createWithoutStatusUrl(): Promise<string> {
     await triggerOnStatusUrl('refuse');
     const logged = svc.logs.length;
     const created = await create();
@@ -79,16 +98,63 @@ describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer
     expect(created.body).toMatchObject({ status: 'Pending' });
     await backgroundWritesSettled(svc.store);
     const failure = svc.logs.slice(logged).map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((line) => line.msg === 'a command\'s status URL could not be stored: it ends as `Command timeout.` at its deadline');
+      .find((line) => line.msg === 'a command\'s status URL could not be stored: the command worker initiates it again (same Idempotency-Key) 15 s after it began');
     expect(failure).toMatchObject({ level: 50, commandId: created.body.id });
     expect(await stored(created.body.id)).toMatchObject({ status: 'Pending', status_url: null, next_poll_at: null });
+    await sql`drop trigger ${sql.raw(kind === 'postgres' ? 'status_url_trigger on commands' : 'status_url_trigger')}`.execute(svc.store.db);
+    return created.body.id;
+  }
+
+  const sentWithKey = (id: string) => cloud.received.filter((r) => r.id === id).map((r) => r.key);
+
+  it('when the status URL cannot be stored, then the answer is still Pending, and 15 s after it began one of two instances initiates it again with the same Idempotency-Key and it ends Success, the vehicle having acted once', async () => {
+    const id = await createWithoutStatusUrl();
+    // Still within what its own request may take: neither instance sends it again.
+    svc.clock.advance(REINITIATE_AFTER_MS);
+    const early = await Promise.all([svc.worker.runOnce(), secondWorker.runOnce()]);
+    expect(early.map((p) => p.reinitiated)).toEqual([0, 0]);
+    expect(sentWithKey(id)).toEqual([id]);
+
+    svc.clock.advance(1);
+    const passes = await Promise.all([svc.worker.runOnce(), secondWorker.runOnce()]);
+    expect(passes.map((p) => p.reinitiated).sort()).toEqual([0, 1]);
+    expect(sentWithKey(id)).toEqual([id, id]);
+    expect(cloud.accepted.filter((a) => a.id === id)).toHaveLength(1);
+    expect(await stored(id)).toMatchObject({ status: 'Pending', status_url: `${cloud.url}/commands/${id}`, next_poll_at: svc.clock.now() + 1000 });
+    svc.clock.advance(1000);
+    await Promise.all([svc.worker.runOnce(), secondWorker.runOnce()]);
+    await backgroundWritesSettled(svc.store);
+    await backgroundWritesSettled(second);
+    const row = await stored(id);
+    expect(row.status).toBe('Success');
+    expect(JSON.parse(row.detail)).toHaveProperty('odometer');
+    expect(sentWithKey(id)).toHaveLength(2);
+  });
+
+  it('when a command without its status URL cannot be initiated again (the automaker unreachable), then it ends as Communication failures. at once, not at its deadline', async () => {
+    const id = await createWithoutStatusUrl();
+    const url = svc.connectorSettings.simCloudUrl;
+    svc.connectorSettings.simCloudUrl = `http://127.0.0.1:${await freePort()}`;
+    try {
+      svc.clock.advance(REINITIATE_AFTER_MS + 1);
+      expect((await svc.worker.runOnce()).reinitiated).toBe(1);
+    } finally {
+      svc.connectorSettings.simCloudUrl = url;
+    }
+    await backgroundWritesSettled(svc.store);
+    const read = await svc.request('GET', `/vehicle-command/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.body).toMatchObject({ status: 'Error', detail: 'Communication failures.' });
+    expect(sentWithKey(id)).toEqual([id]);
+  });
+
+  it('when a command without its status URL is past its deadline, then it ends as Command timeout. and is not sent again', async () => {
+    const id = await createWithoutStatusUrl();
     svc.clock.advance(121_000);
     await svc.worker.runOnce();
-    expect((await stored(created.body.id)).status).toBe('Error');
-    const read = await svc.request('GET', `/vehicle-command/${created.body.id}`, { headers: { authorization: `Bearer ${token}` } });
+    const read = await svc.request('GET', `/vehicle-command/${id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(read.body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+    expect(sentWithKey(id)).toEqual([id]);
     // The service goes on: the next command, with nothing refused, is stored and answered.
-    await sql`drop trigger ${sql.raw(kind === 'postgres' ? 'status_url_trigger on commands' : 'status_url_trigger')}`.execute(svc.store.db);
     const next = await create();
     await backgroundWritesSettled(svc.store);
     expect((await stored(next.body.id)).status_url).not.toBeNull();

@@ -1,0 +1,56 @@
+/**
+ * Commands a crash left without a status URL (src/domain/initiation.ts): found, claimed by one
+ * worker under a lease, and given the status URL their repeated initiation got. Each transition
+ * is one statement guarded by the state it leaves and the lease, as in commands-queries.ts.
+ */
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Db } from './connection.js';
+import type { DialectCapabilities } from './dialect.js';
+import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
+import type { CommandsTable, Database } from './schema.js';
+
+/** A literal, so that SQLite uses the partial index on Pending rows (commands-queries.ts). */
+const PENDING = sql.lit('Pending');
+const stillPending = equalsNotFromPartialIndex('commands.status', 'Pending');
+
+/**
+ * Pending with no status URL (and so no poll time: `next_poll_at` is set with the URL, which lets
+ * the partial index on Pending rows' poll times find them), whose initiation began before
+ * `startedBefore` (when its confirmation code was used, for a confirmed command), held by no
+ * worker or its lease lapsed. A command still inside its creation's request began later.
+ */
+export const orphanedInitiation = (now: number, startedBefore: number) => (eb: ExpressionBuilder<Database, 'commands'>) => eb.and([
+  eb('status', '=', PENDING), eb('next_poll_at', 'is', null), eb('status_url', 'is', null),
+  eb(eb.fn.coalesce('code_used_at', 'created_at'), '<', startedBefore),
+  eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
+]);
+
+/**
+ * Takes up to `limit` orphaned commands for `owner` until `leaseUntil`, in one statement. On
+ * PostgreSQL rows another instance is claiming are skipped (and its claim re-checked on the rows
+ * it locked), so exactly one worker across instances initiates a command again.
+ */
+export async function claimOrphanedInitiations(
+  db: Db, capabilities: DialectCapabilities, owner: string, now: number, startedBefore: number, leaseUntil: number, limit: number,
+): Promise<Selectable<CommandsTable>[]> {
+  // Materialized for the reason claimDueCommands gives: the selection must run once.
+  return db.with((cte) => cte('orphaned').materialized(), (qb) => {
+    const orphaned = qb.selectFrom('commands').select('id').where(orphanedInitiation(now, startedBefore)).orderBy('created_at').limit(limit);
+    return capabilities.skipLocked ? orphaned.forUpdate().skipLocked() : orphaned;
+  })
+    .updateTable('commands').set({ lease_owner: owner, lease_until: leaseUntil })
+    .where('id', 'in', (eb) => eb.selectFrom('orphaned').select('orphaned.id'))
+    .where(stillPending).where('status_url', 'is', null).returningAll().execute();
+}
+
+/**
+ * The automaker answered the repeated initiation: its status URL, the first poll, and the lease
+ * let go; only by the lease holder, only while Pending. A URL the creation's own late commit
+ * stored meanwhile is the same one (the automaker's contract), so it is simply written again.
+ */
+export async function recordReinitiation(db: Db, id: string, owner: string, statusUrl: string, firstPoll: number): Promise<boolean> {
+  const result = await db.updateTable('commands')
+    .set({ status_url: statusUrl, next_poll_at: firstPoll, lease_owner: null, lease_until: null })
+    .where('id', '=', id).where(stillPending).where('lease_owner', '=', owner).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
