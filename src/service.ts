@@ -75,7 +75,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true, backgroundCheckpoints: true });
+  const store = openStore(config.database, { poolSize: config.databasePoolSize, watchRegistry: true, backgroundCheckpoints: true, sqliteSynchronous: config.sqliteSynchronous });
   let queue: IngestQueue | undefined;
   /** Set once `close` has run (a late start failure runs it): nothing is closed twice. */
   let stopped = false;
@@ -84,7 +84,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       const message = unreachableMessage(error, store.description);
       throw message === undefined ? error : new Error(message);
     });
-    logger.info({ database: store.description, applied, role: describeRoles(config.role) }, 'database ready');
+    // What a SQLite commit survives, as the connection reads it back (README, "What a commit survives").
+    const synchronous = store.sqliteSynchronous === undefined ? {} : { synchronous: store.sqliteSynchronous };
+    logger.info({ database: store.description, applied, role: describeRoles(config.role), ...synchronous }, 'database ready');
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectors = new ConnectorRegistry({
       initiateTimeoutMs: INITIATE_TIMEOUT_MS, pollTimeoutMs: 5_000,

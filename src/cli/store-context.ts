@@ -38,7 +38,7 @@ export async function withStore<T>(
   if (!create && !isPostgresUrl(config.database) && !existsSync(config.database)) {
     throw new UsageError(`database ${config.database} does not exist (create it with \`telematics migrate --database ${config.database}\` or \`telematics serve\`)`);
   }
-  const store = openStore(config.database, { poolSize: 2 });
+  const store = openStore(config.database, { poolSize: 2, sqliteSynchronous: config.sqliteSynchronous });
   try {
     try {
       await migrateToLatest(store);

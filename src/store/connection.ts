@@ -12,6 +12,8 @@ export interface StoreConnection {
   readonly description: string;
   /** How registry changes are seen, when watched (`watchRegistry`); absent, nothing is cached. */
   readonly registryChanges?: RegistryChanges;
+  /** SQLite: `PRAGMA synchronous` as the connection reads it back (`normal`, `full`), for the startup log. */
+  readonly sqliteSynchronous?: string;
   close(): Promise<void>;
 }
 

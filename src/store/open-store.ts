@@ -8,9 +8,13 @@ export interface StoreOptions {
   readonly watchRegistry?: boolean;
   /** SQLite: checkpoint the WAL in a thread of its own, not on this process's commits (for the service). */
   readonly backgroundCheckpoints?: boolean;
+  /** SQLite: `synchronous = NORMAL` (the default) or `FULL` (connect-sqlite.ts). */
+  readonly sqliteSynchronous?: 'normal' | 'full';
 }
 
 /** A `postgres://` URL opens PostgreSQL; anything else is a SQLite file path. */
 export function openStore(database: string, options: StoreOptions): StoreConnection {
-  return isPostgresUrl(database) ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false) : connectSqlite(database, options.watchRegistry ?? false, options.backgroundCheckpoints ?? false);
+  return isPostgresUrl(database)
+    ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false)
+    : connectSqlite(database, options.watchRegistry ?? false, options.backgroundCheckpoints ?? false, options.sqliteSynchronous ?? 'normal');
 }

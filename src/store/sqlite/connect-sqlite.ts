@@ -8,6 +8,9 @@ import { preparePrivateDatabaseFile } from './private-database-file.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
 import { checkpointInBackground } from './background-checkpoints.js';
 
+/** `PRAGMA synchronous` answers a number: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
+const SYNCHRONOUS_NAMES: readonly string[] = ['off', 'normal', 'full', 'extra'];
+
 /** How often another connection's commits are looked for: asking costs a few microseconds. */
 const PROBE_INTERVAL_MS = 1;
 
@@ -38,16 +41,16 @@ function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges 
  * `busy_timeout` lets a CLI command and the running service share the file. The file, its WAL and
  * SHM are 0600 and the folders created for them 0700. A long-running process (the service) asks for
  * `backgroundCheckpoints`: WAL checkpoints then run in a thread of their own, not on its commits.
- * `synchronous = NORMAL`: a commit survives the process crashing, not the machine losing power;
- * syncing each commit on the event loop (`FULL`) measured ×0.7 the command creations (README,
- * "What a commit survives").
+ * `synchronous = NORMAL` by default: a commit survives the process crashing, not the machine
+ * losing power; syncing each commit on the event loop (`FULL`, `--sqlite-synchronous full`)
+ * measured ×0.7 the command creations (README, "What a commit survives").
  */
-export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false): StoreConnection {
+export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false, synchronous: 'normal' | 'full' = 'normal'): StoreConnection {
   const onDisk = file !== ':memory:' && file !== ''; // '' is SQLite's temporary database
   if (onDisk) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const registryChanges = watchRegistry ? sqliteRegistryChanges(sqlite) : undefined;
@@ -61,6 +64,7 @@ export function connectSqlite(file: string, watchRegistry = false, backgroundChe
     ...(registryChanges ? { registryChanges } : {}),
     capabilities: sqliteCapabilities,
     description: `sqlite:${file}`,
+    sqliteSynchronous: SYNCHRONOUS_NAMES[Number(sqlite.pragma('synchronous', { simple: true }))] ?? 'unknown',
     close: async () => {
       await checkpoints?.close();
       await db.destroy();
