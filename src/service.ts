@@ -141,7 +141,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // Status URLs of commands already answered `Pending` (create-command.ts), within a bound: a
       // write held by a lock must not keep the process from stopping.
       const unwritten = await backgroundWritesSettled(store, STATUS_URL_SETTLE_MS);
-      if (unwritten > 0) logger.warn({ unwritten }, 'status URLs still being written at stop: those commands end as `Command timeout.`');
+      if (unwritten > 0) logger.warn({ unwritten }, 'status URLs still being written at stop: those commands are initiated again (same Idempotency-Key) 15 s after they began');
       await ops?.close();
       await writers?.stop();
       await queue?.close();
