@@ -4,6 +4,7 @@
  * flag whose two names differ was parsed and then dropped. One case per entry of SETTINGS that
  * has a flag, so a setting added later is covered without anyone listing it here.
  */
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, SETTINGS, type ServiceConfig, type SettingSpec } from '../../src/config.js';
@@ -17,11 +18,22 @@ const FORMATTED_TEXT: Partial<Record<keyof ServiceConfig, string>> = {
   consoleBasemap: 'https://tiles.example/{z}/{x}/{y}.png',
 };
 
+/** A file that exists, for settings naming one (config.ts checks that it is there). */
+const A_FILE = fileURLToPath(import.meta.url);
+for (const key of ['ingestQueueCreds', 'ingestQueueTlsCa', 'ingestQueueTlsCert', 'ingestQueueTlsKey'] as const) FORMATTED_TEXT[key] = A_FILE;
+
+const QUEUE = { TELEMATICS_INGEST_QUEUE: 'nats://nats.example:4222' };
+
 /** Settings that are only valid together with others (config.ts checks them), set in the environment. */
 const COMPANIONS: Partial<Record<keyof ServiceConfig, NodeJS.ProcessEnv>> = {
   teltonikaTlsPort: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_CERT: 'c.pem', TELEMATICS_TELTONIKA_TLS_KEY: 'k.pem' },
   teltonikaTlsCert: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_PORT: '5028', TELEMATICS_TELTONIKA_TLS_KEY: 'k.pem' },
   teltonikaTlsKey: { TELEMATICS_TELTONIKA_PORT: '5027', TELEMATICS_TELTONIKA_TLS_PORT: '5028', TELEMATICS_TELTONIKA_TLS_CERT: 'c.pem' },
+  ingestQueueUser: { ...QUEUE, TELEMATICS_INGEST_QUEUE_PASSWORD: 'a-password' },
+  ingestQueueCreds: QUEUE,
+  ingestQueueTlsCa: QUEUE,
+  ingestQueueTlsCert: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_KEY: A_FILE },
+  ingestQueueTlsKey: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_CERT: A_FILE },
 };
 
 /** A valid value of the setting's kind that is not its default: the command-line words and the same value as an environment variable would carry it. */

@@ -53,6 +53,6 @@ describe.each(DATABASE_KINDS)('tracker connections under a low open-file limit o
 
   it('when the soft limit is below the hard one, then the service runs with the hard one and sizes the cap from it', async () => {
     await serve({ soft: 512, hard: 2048 });
-    expect(served!.output()).toMatch(/"openFiles":\{"soft":2048,"hard":2048\},"trackerConnections":1024,"perAddress":100\b/);
+    expect(served!.output()).toMatch(/"openFiles":\{"soft":2048,"hard":2048\},"trackerConnections":1024,"perAddress":1000\b/);
   });
 });
