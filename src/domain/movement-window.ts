@@ -14,6 +14,11 @@
  * - Records without a speed (no GPS fix) do not count; when the newest speed is more than 10 min
  *   older than the newest record (a garage without a fix) the vehicle is taken as standing, as
  *   before, while a shorter gap (a tunnel) keeps the speed before it.
+ * - A newest record taken long before it arrived (over 5 min: a tracker sending its backlog after
+ *   a reconnect, oldest first) says nothing about now, so the verdict is `unknown` until the
+ *   tracker has caught up: old "parked" records must not release the relay of a vehicle that has
+ *   since driven off. Five minutes, not two, because a tracker may hold its records for its send
+ *   period before sending (FMB: 120 s by default).
  * - No record at all is `unknown`: nothing has been said on this connection yet.
  */
 
@@ -34,18 +39,24 @@ export const MOTION_WINDOW_MS = 2 * 60_000;
 export const NO_FIX_LOOKBACK_MS = 10 * 60_000;
 /** Clocks disagree a little (GNSS time against the server's NTP); more than this ahead is not a clock, it is a lie. */
 export const MOTION_CLOCK_SKEW_MS = 5_000;
+/** A newest record taken longer than this before it arrived is backlog: it does not say how the vehicle moves now. */
+export const MOTION_LIVE_LAG_MS = 5 * 60_000;
 
 export const isDatedAhead = (sample: MotionSample): boolean => sample.deviceTime > sample.receivedAt + MOTION_CLOCK_SKEW_MS;
 
 export function judgeMovement(samples: readonly MotionSample[], movingSpeedKmh: number): Movement {
   let newest = -Infinity;
+  let newestArrived = -Infinity;
   let newestSpeed = -Infinity;
   for (const s of samples) {
     if (isDatedAhead(s)) continue;
-    newest = Math.max(newest, s.deviceTime);
+    if (s.deviceTime > newest || (s.deviceTime === newest && s.receivedAt > newestArrived)) {
+      newest = s.deviceTime;
+      newestArrived = s.receivedAt;
+    }
     if (s.speed !== null) newestSpeed = Math.max(newestSpeed, s.deviceTime);
   }
-  if (newest === -Infinity) return 'unknown';
+  if (newest === -Infinity || newestArrived - newest > MOTION_LIVE_LAG_MS) return 'unknown';
   if (newestSpeed < newest - NO_FIX_LOOKBACK_MS) return 'standing';
   let highest = 0;
   for (const s of samples) {

@@ -1,6 +1,6 @@
 /** The ignition interlock's rule (domain/movement-window.ts): which records of a connection decide. */
 import { describe, expect, it } from 'vitest';
-import { judgeMovement, MOTION_CLOCK_SKEW_MS, samplesStillUseful, type MotionSample } from '../../src/domain/movement-window.js';
+import { judgeMovement, MOTION_CLOCK_SKEW_MS, MOTION_LIVE_LAG_MS, samplesStillUseful, type MotionSample } from '../../src/domain/movement-window.js';
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const MIN = 60_000;
@@ -49,6 +49,18 @@ describe('judgeMovement', () => {
   it('when the newest record is hours old, then the window is anchored there, not at the clock: a parked tracker still takes commands', () => {
     expect(judgeMovement([at(3 * 60 * MIN, 0, NOW - 3 * 60 * MIN)], THRESHOLD)).toBe('standing');
     expect(judgeMovement([at(3 * 60 * MIN, 70, NOW - 3 * 60 * MIN)], THRESHOLD)).toBe('moving');
+  });
+
+  it('when the newest record was taken over 5 minutes before it arrived (a backlog after a reconnect), then movement is unknown until the tracker catches up', () => {
+    // Parked records from an hour ago arrive now; the vehicle may have driven off since.
+    const backlog = [at(62 * MIN, 0), at(61 * MIN, 0), at(60 * MIN, 0)];
+    expect(judgeMovement(backlog, THRESHOLD)).toBe('unknown');
+    expect(judgeMovement([...backlog.map((s) => ({ ...s, speed: 80 }))], THRESHOLD)).toBe('unknown');
+    expect(judgeMovement([at(MOTION_LIVE_LAG_MS, 0)], THRESHOLD)).toBe('standing');
+    expect(judgeMovement([at(MOTION_LIVE_LAG_MS + 1, 0)], THRESHOLD)).toBe('unknown');
+    // Caught up: the live records decide, the backlog's fall out of the window.
+    expect(judgeMovement([...backlog, at(1000, 0), at(0, 0)], THRESHOLD)).toBe('standing');
+    expect(judgeMovement([...backlog, at(0, 70)], THRESHOLD)).toBe('moving');
   });
 
   it('when records arrive out of order, then the order does not change the verdict', () => {
