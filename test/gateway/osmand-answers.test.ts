@@ -57,7 +57,7 @@ describe.each(DATABASE_KINDS)('OsmAnd answers on %s', (kind) => {
     const before = await stored();
     const counted = await refusedForDate();
     const future = await fetch(`${base}/?id=${id}&timestamp=${YEAR_2100 / 1000}&lat=-23.5&lon=-46.6`, { method: 'POST' });
-    expect([future.status, await future.json()]).toEqual([400, { detail: 'The position was not stored: dated in the future or older than the data kept (7 days). Check the date and time of the phone.' }]);
+    expect([future.status, await future.json()]).toEqual([400, { detail: 'The position was not stored: dated in the future or older than the data this service keeps. Check the date and time of the phone.' }]);
     const epoch = await fetch(`${base}/?id=${id}&timestamp=1&lat=-23.5&lon=-46.6`);
     expect(epoch.status).toBe(400);
     expect(await stored()).toEqual(before);
@@ -68,7 +68,7 @@ describe.each(DATABASE_KINDS)('OsmAnd answers on %s', (kind) => {
     const at = T0 - 30_000;
     const location = (ts: number) => ({ timestamp: new Date(ts).toISOString(), coords: { latitude: -23.5, longitude: -46.6, speed: 1 } });
     const res = await fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: id, location: [location(at), location(YEAR_2100)] }) });
-    expect([res.status, await res.json()]).toEqual([400, { detail: '1 of 2 positions were not stored: dated in the future or older than the data kept (7 days). Check the date and time of the phone.' }]);
+    expect([res.status, await res.json()]).toEqual([400, { detail: '1 of 2 positions were not stored: dated in the future or older than the data this service keeps. Check the date and time of the phone.' }]);
     expect(await stored()).toContain(at);
   });
 });

@@ -59,7 +59,7 @@ describe.each(DATABASE_KINDS)('OsmAnd gateway on %s', (kind) => {
     const missing = await fetch(`${base}/?lat=1&lon=2`);
     expect([missing.status, await missing.json()]).toEqual([400, { detail: expect.stringContaining('id') }]);
     const unknown = await fetch(`${base}/?id=nobody&lat=1&lon=2`);
-    expect([unknown.status, await unknown.json()]).toEqual([400, { detail: 'device nobody is not registered' }]);
+    expect([unknown.status, await unknown.json()]).toEqual([400, { detail: 'This device id is not registered.' }]);
     const unknownJson = await fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device_id: 'nobody', location: { coords: { latitude: 1, longitude: 2 } } }) });
     expect(unknownJson.status).toBe(404);
     const garbage = await fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"device_id":' });

@@ -11,6 +11,9 @@ const FIXED_DETAILS: Readonly<Record<number, string>> = {
   500: 'Internal error.',
 };
 
+/** A device id that is not registered: said without repeating the id (the app knows which it sent). */
+export const UNREGISTERED_DEVICE = 'This device id is not registered.';
+
 /** The text for an error status; the 400 text for one without its own. */
 export const fixedDetail = (status: number): string => FIXED_DETAILS[status] ?? FIXED_DETAILS[400]!;
 
@@ -27,5 +30,5 @@ export const fixedDetail = (status: number): string => FIXED_DETAILS[status] ?? 
  */
 export function notStored(refused: number, total: number): string {
   const which = total === 1 ? 'The position was' : `${refused} of ${total} positions were`;
-  return `${which} not stored: dated in the future or older than the data kept (7 days). Check the date and time of the phone.`;
+  return `${which} not stored: dated in the future or older than the data this service keeps. Check the date and time of the phone.`;
 }

@@ -16,7 +16,7 @@ import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode-osmand.js';
-import { fixedDetail, notStored } from './osmand-answers.js';
+import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './osmand-answers.js';
 
 const LABELS = { protocol: 'osmand', transport: 'http' } as const;
 /** A JSON batch of 500 locations is about 250 KB. */
@@ -78,7 +78,7 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
       metrics.unknownIds.inc(LABELS);
       metrics.packets.inc({ ...LABELS, outcome: 'unknown_id' });
       directory.logRefusal('osmand', decoded.deviceId, request.ip);
-      return reply.code(json ? 404 : 400).send({ detail: `device ${decoded.deviceId} is not registered` });
+      return reply.code(json ? 404 : 400).send({ detail: UNREGISTERED_DEVICE });
     }
     const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values }));
     let refused: number;
