@@ -4,8 +4,8 @@
  * status URL once, and records the outcome with statements guarded by the lease, so a worker
  * whose lease lapsed cannot overwrite what another recorded. Overdue commands are swept to
  * `Command timeout.`. After a crash nothing is lost: leases expire and polling resumes, and a
- * command the crash left without its status URL is initiated again, once, with the same
- * idempotency key (src/domain/initiation.ts).
+ * command the crash left without its status URL is initiated again with the same idempotency key
+ * (src/domain/initiation.ts), tried again with backoff until it reaches the automaker or the deadline.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,7 +16,7 @@ import { OemFailure, type CommandState, type ConnectorLookup } from '../domain/o
 import { batchedRows, batchedWrite } from '../store/write-batcher.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { claimDueCommands, commandWorkDue, expireOverdueCommands, finishCommandRows, schedulePoll, type CommandRow } from '../store/commands-queries.js';
-import { claimOrphanedInitiations, recordReinitiation } from '../store/initiation-recovery-queries.js';
+import { claimOrphanedInitiations, postponeReinitiation, recordReinitiation } from '../store/initiation-recovery-queries.js';
 import { FIRST_POLL_MS, REINITIATE_AFTER_MS } from '../domain/initiation.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findOem } from '../store/registry-queries.js';
@@ -136,9 +136,9 @@ export class CommandWorker {
    * Commands a crash left without a status URL (the automaker may have accepted them): each is
    * initiated again, by the one worker whose claim took it, with the same command id and so the
    * same `Idempotency-Key`; the automaker answers the status URL it gave the first time, and the
-   * command is polled as usual. A repeat that fails ends the command as `Communication failures.`
-   * at once (the service lost its exchange with the automaker and could not take it up again),
-   * rather than leaving it to `Command timeout.` at its deadline.
+   * command is polled as usual. A repeat that does not reach the automaker is tried again with
+   * backoff until the deadline (then `Command timeout.`); one the automaker refuses ends the
+   * command as `Communication failures.` at once.
    */
   async #reinitiateOrphans(now: number, orphanedBefore: number): Promise<number> {
     const db = this.#store.db;
@@ -163,8 +163,19 @@ export class CommandWorker {
       this.#logger?.info({ command: command.id, oem: command.oem }, 'a command left without its status URL was initiated again (same Idempotency-Key)');
     } catch (error) {
       if (!(error instanceof OemFailure)) throw error;
-      this.#logger?.warn({ command: command.id, oem: command.oem, err: error }, 'a command left without its status URL could not be initiated again: it ends as `Communication failures.`');
-      await this.#finish(command.id, 'Error', COMMAND_ERROR_TEXTS.communication, at());
+      if (error.kind === 'initiate') {
+        // A definite answer: the automaker refused the repeat or gave no usable status URL. Trying
+        // again would get the same; the exchange about this command cannot be taken up again.
+        this.#logger?.warn({ command: command.id, oem: command.oem, err: error }, 'the automaker refused the repeated initiation of a command left without its status URL: it ends as `Communication failures.`');
+        await this.#finish(command.id, 'Error', COMMAND_ERROR_TEXTS.communication, at());
+        return;
+      }
+      // Not reached (unreachable, timed out, 5xx): the same key makes another try harmless. Tried
+      // again after the polls' backoff, never later than the deadline, where it ends as any
+      // Pending command does (`Command timeout.`).
+      const retryAt = Math.min(at() + nextPollDelay(command.poll_attempts), command.deadline_at ?? Number.POSITIVE_INFINITY);
+      this.#logger?.warn({ command: command.id, oem: command.oem, err: error, retryInMs: retryAt - at() }, 'a command left without its status URL could not be initiated again: tried again after a backoff, until its deadline');
+      await postponeReinitiation(this.#store.db, command.id, this.owner, retryAt);
     }
   }
 

@@ -2,8 +2,9 @@
  * The port to an automaker cloud. Every implementation must:
  * - `initiate`: ask the automaker to run a command and return the URL where its status will be
  *   found. The creation calls it once per command and never retries it on failure (an automaker
- *   that timed out may have received it). The one repeat is the command worker's, after a crash
- *   left the command without its status URL (src/domain/initiation.ts): the same `commandId`,
+ *   that timed out may have received it). The repeats are the command worker's, after a crash
+ *   left the command without its status URL (src/domain/initiation.ts), tried again after a
+ *   `send` failure until the command's deadline: the same `commandId`,
  *   which must reach the automaker as an idempotency key, so that a repeat is answered with the
  *   same status URL and the vehicle acts once (HTTP: the `Idempotency-Key` header). It throws
  *   `OemFailure('send')` when the automaker cannot be reached, times out or answers 5xx, and

@@ -50,7 +50,20 @@ export async function claimOrphanedInitiations(
  */
 export async function recordReinitiation(db: Db, id: string, owner: string, statusUrl: string, firstPoll: number): Promise<boolean> {
   const result = await db.updateTable('commands')
-    .set({ status_url: statusUrl, next_poll_at: firstPoll, lease_owner: null, lease_until: null })
+    .set({ status_url: statusUrl, next_poll_at: firstPoll, poll_attempts: 0, lease_owner: null, lease_until: null })
     .where('id', '=', id).where(stillPending).where('lease_owner', '=', owner).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/**
+ * The repeated initiation did not reach the automaker (unreachable, timed out, 5xx): the command
+ * stays orphaned, and no worker claims it again before `notBefore`. The lease is let go but its
+ * time kept as that bound (orphanedInitiation reads it), and the try counted in `poll_attempts`
+ * for the backoff; only by the lease holder, only while Pending without a URL.
+ */
+export async function postponeReinitiation(db: Db, id: string, owner: string, notBefore: number): Promise<boolean> {
+  const result = await db.updateTable('commands')
+    .set((eb) => ({ lease_owner: null, lease_until: notBefore, poll_attempts: eb('poll_attempts', '+', 1) }))
+    .where('id', '=', id).where(stillPending).where('status_url', 'is', null).where('lease_owner', '=', owner).executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }

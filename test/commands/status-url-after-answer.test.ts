@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CommandWorker } from '../../src/commands/command-worker.js';
 import { REINITIATE_AFTER_MS } from '../../src/domain/initiation.js';
 import { ConnectorRegistry } from '../../src/oem/connector-registry.js';
-import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
+import { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { openStore } from '../../src/store/open-store.js';
 import { DATABASE_KINDS } from '../support/databases.js';
@@ -131,20 +131,80 @@ describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer
     expect(sentWithKey(id)).toHaveLength(2);
   });
 
-  it('when a command without its status URL cannot be initiated again (the automaker unreachable), then it ends as Communication failures. at once, not at its deadline', async () => {
-    const id = await createWithoutStatusUrl();
+  /** Points the service's connector at a port nobody listens on while `run` runs. */
+  async function unreachable<T>(run: () => Promise<T>): Promise<T> {
     const url = svc.connectorSettings.simCloudUrl;
     svc.connectorSettings.simCloudUrl = `http://127.0.0.1:${await freePort()}`;
+    try {
+      return await run();
+    } finally {
+      svc.connectorSettings.simCloudUrl = url;
+    }
+  }
+  const failedRepeats = (from: number) => svc.logs.slice(from).filter((line) => line.includes('could not be initiated again')).length;
+
+  it('when the automaker is unreachable at the repeated initiation and reachable again before the deadline, then the repeat is tried again with backoff and the command ends Success, the vehicle having acted once', async () => {
+    const id = await createWithoutStatusUrl();
+    const logged = svc.logs.length;
+    await unreachable(async () => {
+      svc.clock.advance(REINITIATE_AFTER_MS + 1);
+      expect((await svc.worker.runOnce()).reinitiated).toBe(1);
+      // Still Pending, not tried again before its backoff (1 s ± 20 %).
+      expect(await stored(id)).toMatchObject({ status: 'Pending', status_url: null });
+      svc.clock.advance(700);
+      expect((await svc.worker.runOnce()).reinitiated).toBe(0);
+    });
+    expect(failedRepeats(logged)).toBe(1);
+    svc.clock.advance(600);
+    expect((await svc.worker.runOnce()).reinitiated).toBe(1);
+    expect(await stored(id)).toMatchObject({ status: 'Pending', status_url: `${cloud.url}/commands/${id}` });
+    svc.clock.advance(1000);
+    await svc.worker.runOnce();
+    await backgroundWritesSettled(svc.store);
+    const read = await svc.request('GET', `/vehicle-command/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.body).toMatchObject({ status: 'Success' });
+    expect(sentWithKey(id)).toEqual([id, id]);
+    expect(cloud.accepted.filter((a) => a.id === id)).toHaveLength(1);
+  });
+
+  it('when the automaker stays unreachable, then the repeated initiation is tried with backoff until the deadline and the command ends as Command timeout.', async () => {
+    const id = await createWithoutStatusUrl();
+    const logged = svc.logs.length;
+    const { deadline_at: deadline } = await svc.store.db.selectFrom('commands').select('deadline_at').where('id', '=', id).executeTakeFirstOrThrow();
+    await unreachable(async () => {
+      svc.clock.advance(REINITIATE_AFTER_MS + 1);
+      while ((await stored(id)).status === 'Pending') {
+        await svc.worker.runOnce();
+        svc.clock.advance(2000);
+        expect(svc.clock.now()).toBeLessThan(Number(deadline) + 10_000);
+      }
+    });
+    await backgroundWritesSettled(svc.store);
+    const read = await svc.request('GET', `/vehicle-command/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.body).toMatchObject({ status: 'Error', detail: 'Command timeout.' });
+    // 1, 2, 4, 8, then every 10 s over the ~105 s left: about a dozen tries, none past the deadline.
+    expect(failedRepeats(logged)).toBeGreaterThanOrEqual(8);
+    expect(failedRepeats(logged)).toBeLessThanOrEqual(16);
+    expect(sentWithKey(id)).toEqual([id]);
+  });
+
+  it('when the automaker refuses the repeated initiation (it does not know the vehicle), then the command ends as Communication failures. at once', async () => {
+    const id = await createWithoutStatusUrl();
+    // Another automaker at the configured address, which knows no vehicle: 404 to the repeat.
+    const stranger = new SimulatedOemCloud(() => undefined, svc.clock, { latencyMs: [0, 0], seed: 9, apiKey: null });
+    const url = svc.connectorSettings.simCloudUrl;
+    svc.connectorSettings.simCloudUrl = await stranger.listen();
     try {
       svc.clock.advance(REINITIATE_AFTER_MS + 1);
       expect((await svc.worker.runOnce()).reinitiated).toBe(1);
     } finally {
       svc.connectorSettings.simCloudUrl = url;
+      await stranger.close();
     }
     await backgroundWritesSettled(svc.store);
     const read = await svc.request('GET', `/vehicle-command/${id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(read.body).toMatchObject({ status: 'Error', detail: 'Communication failures.' });
-    expect(sentWithKey(id)).toEqual([id]);
+    expect(stranger.received.map((r) => r.key)).toEqual([id]);
   });
 
   it('when a command without its status URL is past its deadline, then it ends as Command timeout. and is not sent again', async () => {

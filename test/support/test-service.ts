@@ -175,7 +175,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   });
   let app = await appWith(keyring);
   let dispatcher = new WebhookDispatcher(webhooks, createLogger('info', sink));
-  const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 });
+  const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 }, createLogger('info', sink));
   let cloud: SimulatedOemCloud | undefined;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const metrics = new Registry();
