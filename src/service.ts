@@ -122,14 +122,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (opsUrl) logger.info({ url: opsUrl }, 'operations listener (/metrics, /healthz, /readyz)');
     else if (!app && !gateway) logger.info('no listener: set --ops-port to serve /healthz, /readyz and /metrics');
     else if (!isLoopbackHost(config.host)) logger.warn('/metrics is served on the API port, which listens beyond this machine: set --ops-port to move it to its own listener');
-    // Background work starts only once the service is up, so a failed start leaves nothing running.
-    const dispatcher = config.role.workers && webhooks ? new WebhookDispatcher(webhooks, logger, new WebhookMetrics(metrics.registry, store)) : undefined;
-    const stopWorkers: StopLoop | undefined = config.role.workers
-      ? startBackgroundWorkers(store, connectors, clock, {
-        telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
-        eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
-      }, logger, dispatcher)
-      : undefined;
+    let dispatcher: WebhookDispatcher | undefined;
+    let stopWorkers: StopLoop | undefined;
     let writers: RunningWriters | undefined;
     let simulation: InProcessSimulation | undefined;
     let cloud: SimulatedOemCloud | undefined;
@@ -176,6 +170,17 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         connectors.useSimulatedCloud(started.url, started.key);
         logger.info({ url: started.url }, 'simulated automaker cloud listening');
       }
+      // Background work starts only once the service is up, so a failed start leaves nothing
+      // running; and after the in-process simulated cloud listens, so that the command worker's
+      // first pass, which initiates again the commands a crash left without a status URL, finds it.
+      dispatcher = config.role.workers && webhooks ? new WebhookDispatcher(webhooks, logger, new WebhookMetrics(metrics.registry, store)) : undefined;
+      stopWorkers = config.role.workers
+        ? startBackgroundWorkers(store, connectors, clock, {
+          telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
+          eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
+        }, logger, dispatcher)
+        : undefined;
+      if (stopWorkers) logger.info('background workers started');
     } catch (error) {
       // A start that fails this late stops what it had started (listeners, workers) first.
       await close();
