@@ -55,7 +55,26 @@ export interface CloudOptions {
   readonly recall?: ((id: string) => Promise<AcceptedCommand | undefined>) | undefined;
   /** Told of each command accepted (one line per command, as the service logs each request). */
   readonly logger?: Pick<Logger, 'info'> | undefined;
+  /** How much it remembers (CLOUD_RETENTION by default). */
+  readonly retention?: Partial<CloudRetention> | undefined;
 }
+
+/**
+ * What the cloud remembers, so that a long-running demo's memory does not grow with every command.
+ * A command (its job, its `Idempotency-Key`) is kept while the service may still repeat or poll it:
+ * a repeat comes no later than the command's deadline, a poll no later than a few seconds past it.
+ */
+export interface CloudRetention {
+  /** How long after it was accepted a command is kept: the longest deadline (`--command-timeout`) and a margin. */
+  readonly ageMs: number;
+  /** At most this many commands (and keys) are kept, the oldest dropped first. */
+  readonly commands: number;
+  /** `received` and `accepted` keep their last this many entries. */
+  readonly log: number;
+}
+
+/** The longest `--command-timeout` (86,400 s) and 10 minutes: a repeat or a poll cannot come later. */
+export const CLOUD_RETENTION: CloudRetention = Object.freeze({ ageMs: 86_400_000 + 600_000, commands: 100_000, log: 1000 });
 
 export interface AcceptedCommand {
   readonly vin: string;
@@ -66,6 +85,8 @@ export interface AcceptedCommand {
 interface Job {
   readonly vin: string;
   readonly command: string;
+  /** When it was accepted (before a restart, for a recalled one): what its retention counts from. */
+  readonly acceptedAt: number;
   readonly dueAt: number;
   answer?: { status: 'success'; result: Record<string, unknown> } | { status: 'error'; error: string };
 }
@@ -77,15 +98,17 @@ export class SimulatedOemCloud {
   readonly #clock: Clock;
   readonly #options: CloudOptions;
   readonly #rng: SeededRandom;
+  /** Commands by id, in the order they became known here (oldest first: what `#forget` drops). */
   readonly #jobs = new Map<string, Job>();
   readonly #server: Server;
+  readonly #retention: CloudRetention;
   faults: CloudFaults;
-  /** Every initiation received, for tests and the operator's curiosity, with its `Idempotency-Key` if it had one. */
+  /** The last initiations received (`retention.log`), for tests and the operator's curiosity, with its `Idempotency-Key` if it had one. */
   readonly received: { id: string; vin: string; command: string; key: string | undefined }[] = [];
-  /** Every initiation the vehicle acted on: one per command id, however often it was sent. */
+  /** The last initiations the vehicle acted on (`retention.log`): one per command id, however often it was sent. */
   readonly accepted: { id: string; vin: string; command: string; key: string | undefined }[] = [];
-  /** The initiation each `Idempotency-Key` was first sent with. */
-  readonly #keys = new Map<string, { id: string; vin: string; command: string }>();
+  /** The initiation each `Idempotency-Key` was first sent with, oldest first. */
+  readonly #keys = new Map<string, { id: string; vin: string; command: string; at: number }>();
   /** Status calls for a command that arrived while another for the same command was unanswered. */
   overlappingPolls = 0;
   readonly #polling = new Set<string>();
@@ -99,6 +122,7 @@ export class SimulatedOemCloud {
     this.#options = options;
     this.#rng = new SeededRandom(options.seed);
     this.faults = { ...NO_FAULTS, ...options.faults };
+    this.#retention = { ...CLOUD_RETENTION, ...options.retention };
     this.#expectedAuthorization = options.apiKey === null ? undefined : sha256(`Bearer ${options.apiKey}`);
     this.#server = createServer((req, res) => {
       this.#handle(req, res).catch(() => this.#send(res, 500, { error: 'internal' }));
@@ -179,7 +203,7 @@ export class SimulatedOemCloud {
     }
     const request = { id: body.id, vin: body.vin, command: body.command };
     const key = idempotencyKey(req);
-    this.received.push({ ...request, key });
+    this.#log(this.received, { ...request, key });
     if (this.faults.initiateDelayMs > 0) await new Promise((r) => setTimeout(r, this.faults.initiateDelayMs));
     const first = key === undefined ? undefined : this.#keys.get(key);
     if (first !== undefined) {
@@ -191,9 +215,11 @@ export class SimulatedOemCloud {
     if (!this.#vehicle(body.vin)) return this.#send(res, 404, { error: 'unknown vehicle' });
     if (this.#rng.chance(this.faults.missingStatusUrlRate)) return this.#send(res, 200, {});
     if (!this.#jobs.has(body.id)) {
-      this.#jobs.set(body.id, { vin: body.vin, command: body.command, dueAt: this.#clock.now() + this.latencyFor(body.id) });
-      if (key !== undefined) this.#keys.set(key, request);
-      this.accepted.push({ ...request, key });
+      const now = this.#clock.now();
+      this.#forget(now);
+      this.#jobs.set(body.id, { vin: body.vin, command: body.command, acceptedAt: now, dueAt: now + this.latencyFor(body.id) });
+      if (key !== undefined) this.#keys.set(key, { ...request, at: now });
+      this.#log(this.accepted, { ...request, key });
       this.#options.logger?.info({ command: body.id, vin: body.vin, name: body.command }, 'simulated automaker accepted a command');
     }
     this.#send(res, 202, { status_url: `${this.url}/commands/${body.id}` });
@@ -224,10 +250,36 @@ export class SimulatedOemCloud {
     // Another status call may have recalled it meanwhile: one job per id, answered once.
     let job = this.#jobs.get(id);
     if (!job) {
-      job = { vin: accepted.vin, command: accepted.command, dueAt: accepted.acceptedAt + this.latencyFor(id) };
+      this.#forget(this.#clock.now());
+      job = { vin: accepted.vin, command: accepted.command, acceptedAt: accepted.acceptedAt, dueAt: accepted.acceptedAt + this.latencyFor(id) };
       this.#jobs.set(id, job);
     }
     return job;
+  }
+
+  /**
+   * Drops what no repeat or poll can still ask for (accepted `retention.ageMs` ago), and the oldest
+   * beyond `retention.commands`, before one more is added. Maps iterate in insertion order, so
+   * each drop is the first entry: a command's lifetime costs one insertion and one deletion. (A
+   * recalled command joins at the end with an older acceptance: it is dropped a little late.)
+   */
+  #forget(now: number): void {
+    const before = now - this.#retention.ageMs;
+    const limit = this.#retention.commands - 1;
+    for (const [id, job] of this.#jobs) {
+      if (job.acceptedAt >= before && this.#jobs.size <= limit) break;
+      this.#jobs.delete(id);
+    }
+    for (const [key, first] of this.#keys) {
+      if (first.at >= before && this.#keys.size <= limit) break;
+      this.#keys.delete(key);
+    }
+  }
+
+  /** Appends to a log that keeps its last `retention.log` entries. */
+  #log<T>(log: T[], entry: T): void {
+    log.push(entry);
+    if (log.length > this.#retention.log) log.splice(0, log.length - this.#retention.log);
   }
 
   /** The vehicle runs the command now, from its current state. */
