@@ -5,7 +5,7 @@
  * exactly what an edge of this service writes: known columns, a valid VIN, a whole-second instant
  * not in the future, values D8 keeps as they are (an edge sends corrected
  * rows, so a value D8 would null means the row is not an edge's), a `flag` as the intake writes
- * it, and a vehicle of the source the message names, read from the database. Anything else is
+ * it, and a vehicle of the source the row travels with, read from the database. Anything else is
  * refused whole, with a reason, and never reaches an insert.
  */
 import { parseStoredFlag } from '../domain/stored-record.js';
@@ -35,7 +35,7 @@ const COLUMNS: ReadonlySet<string> = new Set(Object.keys(UNNEST_COLUMN_TYPES));
 const VALUE_COLUMNS = STORED_DATAPOINTS.map((d) => d.name);
 
 export async function recheckQueuedRows(
-  store: StoreConnection, source: TelemetrySource | undefined, given: readonly unknown[], now: number,
+  store: StoreConnection, source: TelemetrySource, given: readonly unknown[], now: number,
 ): Promise<RecheckedRows> {
   const refused: QueuedRowRefusal[] = [];
   const shaped: TelemetryRow[] = [];
@@ -47,7 +47,7 @@ export async function recheckQueuedRows(
     else shaped.push(checked);
   }
   if (shaped.length === 0) return { rows: [], refused };
-  const vehicles = await queuedSourceVehicles(store, source, shaped.map((r) => r.vin));
+  const vehicles = await queuedSourceVehicles(store, source);
   const rows: TelemetryRow[] = [];
   for (const row of shaped) {
     if (vehicles.has(row.vin)) rows.push(row);

@@ -6,7 +6,7 @@
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { vinsOfOem } from '../store/telemetry-queries.js';
-import { companiesOfVins, findTrackedVehicle } from '../store/vehicles-queries.js';
+import { findTrackedVehicle } from '../store/vehicles-queries.js';
 
 export type TelemetrySource =
   | { readonly kind: 'oem'; readonly oem: string }
@@ -31,14 +31,9 @@ export async function vehiclesOf(store: StoreConnection, source: TelemetrySource
 /**
  * The VINs a source named in a queued message may write for, read from the database, never from
  * the message: a tracker's pairing is looked up again (the edge that checked it may not be the
- * one that published). A message that names no source (from a version before sources were named)
- * may write for registered vehicles only.
+ * one that published). A message that names no source is refused before this (telemetry-writers.ts).
  */
-export async function queuedSourceVehicles(store: StoreConnection, source: TelemetrySource | undefined, vins: readonly string[]): Promise<SourceVehicles> {
-  if (source === undefined) {
-    const registered = await companiesOfVins(store.db, [...new Set(vins)]);
-    return { has: (vin) => registered.has(vin), refusal: (vin) => `VIN ${vin} is not registered` };
-  }
+export async function queuedSourceVehicles(store: StoreConnection, source: TelemetrySource): Promise<SourceVehicles> {
   if (source.kind === 'oem') return vehiclesOf(store, source);
   const { protocol, deviceId } = source;
   const paired = await cachedRegistryRead(store, `tracker:${protocol}:${deviceId}`, () => findTrackedVehicle(store.db, protocol, deviceId));

@@ -73,7 +73,8 @@ export class IngestQueue implements TelemetrySink {
   }
 
   async write(batches: readonly SourceRows[], now: number): Promise<void> {
-    const messages = batches.flatMap(({ source, rows }) => queueMessages(rows, now, this.settings.partitions, source));
+    // One message per partition for the whole call (however many sources), each row with its own source.
+    const messages = queueMessages(batches, now, this.settings.partitions);
     if (messages.length === 0) return;
     const deadline = Date.now() + this.settings.publishTimeoutMs;
     const duplicate = await Promise.all(messages.map((message) => this.#publish(message, deadline)));

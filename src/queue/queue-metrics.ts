@@ -41,7 +41,7 @@ export class QueueMetrics {
     this.dropped = new Counter({ name: 'ingest_queue_dropped_total', help: 'Queue messages that are not this service\'s, and queued records the database refused as invalid data: left out, each logged as an error', registers });
     this.rejected = new Counter({
       name: 'ingest_queue_rejected_records_total', labelNames: ['reason'] as const, registers,
-      help: 'Queued records the writers\' own checks refused (malformed, invalid by D8, or not a vehicle of the source the message names): not stored, each message logged as an error',
+      help: 'Queued records the writers\' own checks refused (malformed, invalid by D8, not a vehicle of the source they travel with, or in a message that names no source): not stored, each message logged as an error',
     });
     const figures = () => this.#figures();
     const streamGauge = (name: string, help: string, read: (s: StreamFigures) => number | undefined) => new Gauge({

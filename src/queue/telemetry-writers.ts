@@ -48,7 +48,7 @@ const ROW_BY_ROW_AFTER = 3;
 /** Refusals of one message named in its log line; the rest are counted. */
 const REFUSALS_LOGGED = 3;
 
-type Taken = { message: JsMsg; batch: QueuedBatch };
+type Taken = { message: JsMsg; batches: readonly QueuedBatch[]; rows: number };
 type Checked = { message: JsMsg; rows: TelemetryRow[] };
 
 export interface RunningWriters {
@@ -123,14 +123,22 @@ class StreamWriter {
   }
 
   #take(message: JsMsg): void {
-    const batch = decodeQueueMessage(message.data);
-    if (batch === undefined) {
+    const decoded = decodeQueueMessage(message.data);
+    if (decoded.kind === 'foreign') {
       this.#logger.error({ subject: message.subject, seq: message.seq, bytes: message.data.byteLength }, 'ingest queue message is not telemetry rows: dropped');
       this.#metrics?.dropped.inc();
       message.term();
       return;
     }
-    this.#waiting.push({ message, batch });
+    if (decoded.kind === 'unsourced') {
+      // An edge older than its writers (or anyone with queue rights): its rows could be any vehicle's.
+      this.#metrics?.rejected.inc({ reason: 'no source' }, decoded.rows);
+      this.#logger.error({ subject: message.subject, seq: message.seq, rows: decoded.rows }, 'ingest queue message names no source (an edge older than the writers?): its records are refused, not stored (docs/scaling.md, "Upgrading")');
+      message.term();
+      return;
+    }
+    const rows = decoded.batches.reduce((n, b) => n + b.rows.length, 0);
+    this.#waiting.push({ message, batches: decoded.batches, rows });
     this.#kick();
   }
 
@@ -152,7 +160,7 @@ class StreamWriter {
       while (this.#waiting.length > 0) {
         let count = 0;
         let size = 0;
-        while (count < this.#waiting.length && (count === 0 || size + this.#waiting[count]!.batch.rows.length <= MAX_ROWS_PER_STORE)) size += this.#waiting[count++]!.batch.rows.length;
+        while (count < this.#waiting.length && (count === 0 || size + this.#waiting[count]!.rows <= MAX_ROWS_PER_STORE)) size += this.#waiting[count++]!.rows;
         const group = this.#waiting.splice(0, count);
         const storing = setInterval(() => { for (const { message } of group) message.working(); }, this.#queue.settings.ackWaitMs / 3);
         try {
@@ -167,14 +175,15 @@ class StreamWriter {
     }
   }
 
-  /** Each message's rows checked again (they need the database: the source's vehicles); undefined when it could not be asked. */
+  /** Each message's rows checked again, each against its own batch's source (they need the database: the source's vehicles); undefined when it could not be asked. */
   async #recheck(group: readonly Taken[]): Promise<Checked[] | undefined> {
     const now = this.#clock.now();
     try {
-      return await Promise.all(group.map(async ({ message, batch }) => {
-        const { rows, refused } = await recheckQueuedRows(this.#store, batch.source, batch.rows, now);
-        if (refused.length > 0) this.#refused(message, batch, refused);
-        return { message, rows };
+      return await Promise.all(group.map(async (taken) => {
+        const checked = await Promise.all(taken.batches.map((b) => recheckQueuedRows(this.#store, b.source, b.rows, now)));
+        const refused = checked.flatMap((c) => c.refused);
+        if (refused.length > 0) this.#refused(taken, refused);
+        return { message: taken.message, rows: checked.flatMap((c) => c.rows) };
       }));
     } catch (error) {
       for (const { message } of group) this.#failed(message, error);
@@ -182,10 +191,11 @@ class StreamWriter {
     }
   }
 
-  #refused(message: JsMsg, batch: QueuedBatch, refused: readonly QueuedRowRefusal[]): void {
+  #refused({ message, batches, rows }: Taken, refused: readonly QueuedRowRefusal[]): void {
     for (const { kind } of refused) this.#metrics?.rejected.inc({ reason: kind });
+    // The reasons name the source each refused row was checked against.
     this.#logger.error({
-      subject: message.subject, seq: message.seq, source: batch.source, rows: batch.rows.length, refused: refused.length,
+      subject: message.subject, seq: message.seq, sources: batches.length, rows, refused: refused.length,
       first: refused.slice(0, REFUSALS_LOGGED).map(({ vin, ts, reason }) => ({ vin, ts, reason })),
     }, 'queued records refused by the writers\' checks: not stored (the queue is not trusted; docs/scaling.md)');
   }

@@ -14,6 +14,14 @@ import type { TelemetryRow } from '../../src/store/telemetry-queries.js';
 
 const vins = Array.from({ length: 40 }, (_, i) => `9BWPART${String(i).padStart(10, '0')}`);
 const row = (vin: string, ts: number): TelemetryRow => ({ vin, ts, speed: 12.5, latitude: -23.5, longitude: -46.6, flag: null, received_at: 1_700_000_000_000 });
+const OEM = { kind: 'oem', oem: 'cloudmotors' } as const;
+const tracker = (i: number, vin: string) => ({ kind: 'device', protocol: 'teltonika', deviceId: `35630704244${String(i).padStart(4, '0')}`, vin }) as const;
+const ofOem = (rows: TelemetryRow[]) => [{ source: OEM, rows }];
+const rowsOf = (body: Uint8Array) => {
+  const decoded = decodeQueueMessage(body);
+  if (decoded.kind !== 'batches') throw new Error(decoded.kind);
+  return decoded.batches.flatMap((b) => b.rows) as TelemetryRow[];
+};
 
 describe('ingest queue messages', () => {
   it('when a VIN is partitioned, then the answer is fixed for ever (FNV-1a), spread over the partitions, and within range', () => {
@@ -26,12 +34,12 @@ describe('ingest queue messages', () => {
 
   it('when rows are queued, then each message holds one partition\'s rows, under the size limit, and the rows come back whole', () => {
     const rows = vins.flatMap((vin) => Array.from({ length: 200 }, (_, i) => row(vin, 1_700_000_000_000 + i * 1000)));
-    const messages = queueMessages(rows, 5, 4);
+    const messages = queueMessages(ofOem(rows), 5, 4);
     expect(messages.length).toBeGreaterThan(4);
     const back: TelemetryRow[] = [];
     for (const m of messages) {
       expect(m.body.byteLength).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
-      const decoded = decodeQueueMessage(m.body)!.rows as TelemetryRow[];
+      const decoded = rowsOf(m.body);
       expect(decoded).toHaveLength(m.records);
       for (const r of decoded) expect(m.subject).toBe(`telematics.ingest.${vinPartition(r.vin, 4)}`);
       back.push(...decoded);
@@ -44,24 +52,41 @@ describe('ingest queue messages', () => {
   it('when the same rows are queued again, in another order and received later, then the messages have the same ids; other rows, other ids', () => {
     const rows = vins.slice(0, 8).flatMap((vin) => [row(vin, 1000), row(vin, 2000)]);
     const again = [...rows].reverse().map((r) => ({ ...r, received_at: r.received_at + 60_000 }));
-    const ids = (list: TelemetryRow[]) => queueMessages(list, 0, 4).map((m) => m.id).sort();
+    const ids = (list: TelemetryRow[]) => queueMessages(ofOem(list), 0, 4).map((m) => m.id).sort();
     expect(ids(again)).toEqual(ids(rows));
     expect(ids([...rows.slice(1), row(vins[0]!, 3000)])).not.toEqual(ids(rows));
   });
 
-  it('when a message is not this service\'s, then a writer reads it as nothing to store; its rows are left to the writers\' checks', () => {
-    for (const text of ['', 'not json', 'null', '{}', '{"rows":{}}', '{"source":{"kind":"oem"},"rows":[]}', '{"source":{"kind":"device","protocol":"teltonika","deviceId":"1","vin":"X"},"rows":[]}']) {
-      expect(decodeQueueMessage(Buffer.from(text)), text).toBeUndefined();
+  it('when a message is not this service\'s, then a writer reads it as nothing to store; one of an edge that names no source is told apart; its rows are left to the writers\' checks', () => {
+    for (const text of ['', 'not json', 'null', '{}', '{"batches":{}}', '{"batches":[{"rows":[]}]}', '{"batches":[{"source":{"kind":"oem"},"rows":[]}]}',
+      '{"batches":[{"source":{"kind":"device","protocol":"teltonika","deviceId":"1","vin":"X"},"rows":[]}]}', '{"source":{"kind":"oem","oem":"a"},"rows":[]}']) {
+      expect(decodeQueueMessage(Buffer.from(text)), text).toEqual({ kind: 'foreign' });
     }
-    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[]}'))).toEqual({ source: undefined, rows: [] });
-    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[1]}'))).toEqual({ source: undefined, rows: [1] });
+    expect(decodeQueueMessage(Buffer.from('{"at":1,"rows":[1,2]}'))).toEqual({ kind: 'unsourced', rows: 2 });
+    expect(decodeQueueMessage(Buffer.from('{"at":1,"batches":[{"source":{"kind":"oem","oem":"a"},"rows":[1]}]}'))).toEqual({ kind: 'batches', batches: [{ source: { kind: 'oem', oem: 'a' }, rows: [1] }] });
   });
 
   it('when rows of a source are queued, then the source travels with them and is part of the message id', () => {
     const rows = vins.slice(0, 4).map((vin) => row(vin, 1000));
-    const [message] = queueMessages(rows, 0, 1, { kind: 'oem', oem: 'cloudmotors' });
-    expect(decodeQueueMessage(message!.body)).toEqual({ source: { kind: 'oem', oem: 'cloudmotors' }, rows });
-    expect(queueMessages(rows, 0, 1, { kind: 'oem', oem: 'other' })[0]!.id).not.toBe(message!.id);
+    const [message] = queueMessages(ofOem(rows), 0, 1);
+    expect(decodeQueueMessage(message!.body)).toEqual({ kind: 'batches', batches: [{ source: OEM, rows }] });
+    expect(queueMessages([{ source: { kind: 'oem', oem: 'other' }, rows }], 0, 1)[0]!.id).not.toBe(message!.id);
+  });
+
+  it('when many trackers\' rows are queued together, then there is one message per partition, each row under its own tracker, with the same ids whatever order the trackers came in', () => {
+    const batches = vins.map((vin, i) => ({ source: tracker(i, vin), rows: [row(vin, 1000), row(vin, 2000)] }));
+    const messages = queueMessages(batches, 0, 4);
+    expect(messages).toHaveLength(4);
+    for (const m of messages) {
+      const decoded = decodeQueueMessage(m.body);
+      if (decoded.kind !== 'batches') throw new Error(decoded.kind);
+      for (const b of decoded.batches) for (const r of b.rows as TelemetryRow[]) expect(b.source).toEqual(batches.find((x) => x.source.vin === r.vin)!.source);
+    }
+    const ids = (list: typeof batches) => queueMessages(list, 0, 4).map((m) => m.id).sort();
+    expect(ids([...batches].reverse())).toEqual(ids(batches));
+    // The same rows under another source: another id.
+    const moved = batches.map((b, i) => (i === 0 ? { ...b, source: tracker(99, b.source.vin) } : b));
+    expect(ids(moved)).not.toEqual(ids(batches));
   });
 });
 
