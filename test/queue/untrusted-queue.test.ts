@@ -2,7 +2,7 @@
  * The writers do not trust the ingest queue (issue 55): anyone who may publish to its subjects
  * could put any bytes there. Hand-made hostile messages published straight to JetStream (garbage,
  * a VIN of another automaker than the source named, a malformed flag, an out-of-range value, a
- * column that is not telemetry, a VIN nobody registered) are refused row by row by real writers
+ * column that is not telemetry, a message that names no source) are refused by real writers
  * on a real database: nothing of them is stored, the counters move, the log names VIN, instant
  * and reason but never the payload, and each message is acknowledged so it is not delivered for
  * ever. A good row beside bad ones in the same message is still stored.
@@ -58,9 +58,9 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
   it('when hostile messages are published straight to the stream, then none of their rows is stored, each refusal is counted and logged without the payload, and every message is acknowledged', async () => {
     const [vin, other] = [ALPHA_VINS[0], ALPHA_VINS[2]]; // simmotors; othermotors
     await publish('{"rows":[{"vin":');
-    await publish(JSON.stringify({ at: T0, source: { kind: 'bogus' }, rows: [row(vin, 0)] }));
+    await publish(JSON.stringify({ at: T0, batches: [{ source: { kind: 'bogus' }, rows: [row(vin, 0)] }] }));
     await publish(JSON.stringify({
-      at: T0, source: { kind: 'oem', oem: 'simmotors' }, rows: [
+      at: T0, batches: [{ source: { kind: 'oem', oem: 'simmotors' }, rows: [
         row(vin, 1, { flag: `{${SECRET_LOOKING}` }), // malformed flag
         row(vin, 2, { speed: 5000 }), // out of range: an edge would have nulled and flagged it
         row(vin, 3, { company_id: 'beta', note: SECRET_LOOKING }), // not telemetry columns
@@ -68,13 +68,13 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
         row(vin, 5, { ts: T0 + 1 }), // not whole seconds
         row(other, 6), // another automaker's vehicle than the source named
         row(vin, 7, { flag: '{"fuel_level":{"value":120,"flag":"out of range"}}', fuel_level: null }), // good: stored
-      ],
+      ] }],
     }));
-    // No source (an older edge): registered vehicles only.
+    // No source (an edge older than the writers): refused whole, even a registered vehicle's row.
     await publish(JSON.stringify({ at: T0, rows: [row('9BWZZZ377VT999999', 8), row(other, 9)] }));
 
-    const good = [`${vin}@${row(vin, 7).ts}`, `${other}@${row(other, 9).ts}`].sort();
-    await until('the good rows stored', async () => (await storedKeys()).length >= 2);
+    const good = [`${vin}@${row(vin, 7).ts}`];
+    await until('the good row stored', async () => (await storedKeys()).length >= 1);
     await until('every message acknowledged', async () => {
       const info = await queue.jsm.consumers.info(streamName(0), WRITERS_CONSUMER);
       return info.num_ack_pending === 0 && info.num_pending === 0;
@@ -84,13 +84,15 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     const rejected = await registry.getSingleMetricAsString('ingest_queue_rejected_records_total');
     expect(rejected).toContain('reason="malformed"} 4');
     expect(rejected).toContain('reason="invalid"} 1');
-    expect(rejected).toContain('reason="not the source\'s vehicle"} 2');
+    expect(rejected).toContain('reason="not the source\'s vehicle"} 1');
+    expect(rejected).toContain('reason="no source"} 2');
     const stored = await svc.store.db.selectFrom('telemetry').selectAll().where('vin', '=', vin).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ speed: 20, flag: '{"fuel_level":{"value":120,"flag":"out of range"}}' });
     const log = lines.join('');
     expect(log).toContain('queued records refused');
     expect(log).toContain('"refused":6');
     expect(log).toContain('"reason":"flag is not a flag the intake writes"');
+    expect(log).toContain('names no source');
     expect(log).not.toContain(SECRET_LOOKING);
     // Nothing waits to be delivered again: the stream is empty (work-queue retention).
     expect((await queue.jsm.streams.info(streamName(0))).state.messages).toBe(0);
@@ -101,9 +103,9 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     const rejectedBefore = await counter('ingest_queue_rejected_records_total');
     const { teltonika, silent } = TRACKED;
     const device = (vin: string) => ({ kind: 'device', protocol: 'teltonika', deviceId: teltonika.imei, vin });
-    await publish(JSON.stringify({ at: T0, source: device(teltonika.vin), rows: [row(teltonika.vin, 100), row(silent.vin, 101)] }));
+    await publish(JSON.stringify({ at: T0, batches: [{ source: device(teltonika.vin), rows: [row(teltonika.vin, 100), row(silent.vin, 101)] }] }));
     // The message claims the device is paired with another vehicle: the database says otherwise.
-    await publish(JSON.stringify({ at: T0, source: device(silent.vin), rows: [row(silent.vin, 102)] }));
+    await publish(JSON.stringify({ at: T0, batches: [{ source: device(silent.vin), rows: [row(silent.vin, 102)] }] }));
     await until('the paired vehicle\'s row stored', async () => (await storedKeys()).length === before.length + 1);
     await until('both refusals counted', async () => (await counter('ingest_queue_rejected_records_total')) === rejectedBefore + 2);
     expect((await storedKeys()).filter((k) => !before.includes(k))).toEqual([`${teltonika.vin}@${row(teltonika.vin, 100).ts}`]);
