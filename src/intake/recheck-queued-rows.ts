@@ -6,7 +6,8 @@
  * not in the future, values D8 keeps as they are (an edge sends corrected
  * rows, so a value D8 would null means the row is not an edge's), a `flag` as the intake writes
  * it, and a vehicle of the source the row travels with, read from the database. Anything else is
- * refused whole, with a reason, and never reaches an insert.
+ * refused whole, with a reason, and never reaches an insert. `received_at` is the one value taken
+ * from the message as it is (the service reads it nowhere), clamped to the writer's clock.
  */
 import { parseStoredFlag } from '../domain/stored-record.js';
 import { checkIncomingRecord, STORED_DATAPOINTS } from '../domain/telemetry-record.js';
@@ -81,5 +82,6 @@ function checkRow(raw: unknown, now: number): TelemetryRow | QueuedRowRefusal {
   if (flag !== null && Object.keys(flag).some((name) => values[name] !== null && values[name] !== undefined)) {
     return { kind: 'malformed', reason: 'flag names a datapoint that has a value', ...at };
   }
-  return { vin, ts, ...result.record.values, flag: flag === null ? null : JSON.stringify(flag), received_at: receivedAt } as TelemetryRow;
+  // received_at is the edge's clock, as the message says: never later than the writer's own.
+  return { vin, ts, ...result.record.values, flag: flag === null ? null : JSON.stringify(flag), received_at: Math.min(receivedAt, now) } as TelemetryRow;
 }

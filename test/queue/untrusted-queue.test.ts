@@ -68,13 +68,14 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
         row(vin, 5, { ts: T0 + 1 }), // not whole seconds
         row(other, 6), // another automaker's vehicle than the source named
         row(vin, 7, { flag: '{"fuel_level":{"value":120,"flag":"out of range"}}', fuel_level: null }), // good: stored
+        row(vin, 8, { received_at: T0 + 3_600_000 }), // good, but received in the writers' future: stamped with their clock
       ] }],
     }));
     // No source (an edge older than the writers): refused whole, even a registered vehicle's row.
     await publish(JSON.stringify({ at: T0, rows: [row('9BWZZZ377VT999999', 8), row(other, 9)] }));
 
-    const good = [`${vin}@${row(vin, 7).ts}`];
-    await until('the good row stored', async () => (await storedKeys()).length >= 1);
+    const good = [`${vin}@${row(vin, 7).ts}`, `${vin}@${row(vin, 8).ts}`];
+    await until('the good rows stored', async () => (await storedKeys()).length >= 2);
     await until('every message acknowledged', async () => {
       const info = await queue.jsm.consumers.info(streamName(0), WRITERS_CONSUMER);
       return info.num_ack_pending === 0 && info.num_pending === 0;
@@ -88,6 +89,8 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     expect(rejected).toContain('reason="no source"} 2');
     const stored = await svc.store.db.selectFrom('telemetry').selectAll().where('vin', '=', vin).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ speed: 20, flag: '{"fuel_level":{"value":120,"flag":"out of range"}}' });
+    const future = await svc.store.db.selectFrom('telemetry').select('received_at').where('vin', '=', vin).where('ts', '=', row(vin, 8).ts).executeTakeFirstOrThrow();
+    expect(Number(future.received_at)).toBe(svc.clock.now());
     const log = lines.join('');
     expect(log).toContain('queued records refused');
     expect(log).toContain('"refused":6');
