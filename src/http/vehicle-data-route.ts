@@ -41,7 +41,8 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
       },
     }, async (request, reply) => {
       const plan = await planVehicleData(deps.store.db, principalOf(request).companyId, request.body, deps.clock.now());
-      const body = Readable.from(streamVehicleData(deps.store.db, plan, unreadable(request.log)), { objectMode: false });
+      const stopped = (vin: string, afterTs: number) => request.log.error({ vin, afterTs }, 'vehicle data paging made no progress past unreadable rows: the rest of this VIN\'s window left out');
+      const body = Readable.from(streamVehicleData(deps.store.db, plan, unreadable(request.log), stopped), { objectMode: false });
       body.on('error', (error) => request.log.error({ err: error }, 'vehicle data stream failed after the response began'));
       return reply.type('application/json; charset=utf-8').send(body);
     });

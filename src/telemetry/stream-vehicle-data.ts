@@ -69,8 +69,28 @@ function columnsFor(datapoints: readonly string[]): TelemetryColumn[] {
   return columns;
 }
 
+/** Called when a VIN's paging stopped short because a full page gave no instant to continue after (never seen: a guard). */
+export type OnPagingStopped = (vin: string, afterTs: number) => void;
+
+/**
+ * Where the next page starts: after the page's last instant that is a number, rounded down. A
+ * readable row's instant is a whole number, so no readable row lies between that and the last row
+ * read; a row SQLite holds with a fractional instant (unreadable) never makes the next page skip
+ * the whole millisecond after it, nor a non-number make it ask for nothing.
+ */
+function nextAfter(afterTs: number, rows: readonly Row[]): number {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const raw = rows[i]!.ts as unknown;
+    const ts = typeof raw === 'string' ? Number(raw) : raw;
+    if (typeof ts === 'number' && Number.isFinite(ts)) return Math.max(afterTs, Math.floor(ts));
+  }
+  return afterTs;
+}
+
 /** A row that cannot be read (checkStoredRow) is left out of the answer and handed to `onUnreadable`. */
-export async function* streamVehicleData(db: Db, plan: VehicleDataPlan, onUnreadable: OnUnreadableRow): AsyncGenerator<string | Buffer> {
+export async function* streamVehicleData(
+  db: Db, plan: VehicleDataPlan, onUnreadable: OnUnreadableRow, onStopped: OnPagingStopped = () => undefined,
+): AsyncGenerator<string | Buffer> {
   const serialize = recordSerializer(plan.datapoints);
   const columns = columnsFor(plan.datapoints);
   let buffer = '{';
@@ -97,8 +117,16 @@ export async function* streamVehicleData(db: Db, plan: VehicleDataPlan, onUnread
           buffer = '';
         }
       }
-      const more = rows.length === PAGE_ROWS;
-      if (more) afterTs = rows[rows.length - 1]!.ts;
+      let more = rows.length === PAGE_ROWS;
+      if (more) {
+        const next = nextAfter(afterTs, rows);
+        // A page that moves nothing would be read again for ever: this VIN's answer ends here.
+        if (next <= afterTs) {
+          onStopped(vin, afterTs);
+          more = false;
+        }
+        afterTs = next;
+      }
       rows.length = 0;
       for (const chunk of chunks) {
         yield chunk;

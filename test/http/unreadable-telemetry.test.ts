@@ -71,6 +71,22 @@ describe.each(DATABASE_KINDS)('unreadable stored telemetry on %s', (kind) => {
     expect(await unreadable()).toBe(before + badRows(GOOD_THEN_BAD, 0).length + badRows(ALL_BAD, 0).length);
   });
 
+  it.runIf(kind === 'sqlite')('when an unreadable row ends a page (its ts a fraction of a millisecond, SQLite keeps it), then the next page starts after the page\'s instants, and no readable row after it is lost', async () => {
+    const vin = GOOD_THEN_BAD;
+    const base = T0 - 2 * 60 * MIN; // an hour before its other rows
+    // 499 readable rows, then the 500th of the page (PAGE_ROWS) at base + 498,999.5 ms, then 21 more.
+    const good = Array.from({ length: 520 }, (_, i) => ({ vin, ts: base + i * 1000, speed: i % 100, received_at: T0 }));
+    const bad = { vin, ts: base + 498_999.5, speed: 1, received_at: T0 };
+    await ensureTelemetryPartitions(svc.store, [base, base + 520_000]);
+    await svc.store.db.insertInto('telemetry').values([...good, bad] as never).execute();
+    const before = await unreadable();
+    const res = await svc.request('POST', '/vehicle-data', { headers: alpha, json: { vins: [vin], datapoints: ['date_time', 'speed'], start_date: '2026-11-20T07:00:00', end_date: '2026-11-20T07:59:59' } });
+    expect(res.status, res.text).toBe(200);
+    const answered = (res.body as Record<string, { speed: number }[]>)[vin]!;
+    expect(answered.map((r) => r.speed)).toEqual(good.map((r) => r.speed));
+    expect(await unreadable()).toBe(before + 1);
+  });
+
   it('when the unreadable column is not asked for, then the row is answered: only what is read must be readable', async () => {
     const res = await svc.request('POST', '/vehicle-data', { headers: alpha, json: { vins: [ALL_BAD], datapoints: ['date_time'], start_date: '2026-11-20T08:00:00' } });
     expect(res.status).toBe(200);
