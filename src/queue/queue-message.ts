@@ -104,7 +104,7 @@ export interface QueuedBatch {
 
 /**
  * A message a writer took, read: its batches; `unsourced` for a message of an edge older than
- * sources (rows and no source: refused, docs/scaling.md "Upgrading"); `foreign` when it is not
+ * sources (rows and no source: refused, docs/scaling.md "Securing the queue"); `foreign` when it is not
  * one this service writes (not JSON, no batches, a source of no known shape).
  */
 export type DecodedMessage =

@@ -133,7 +133,7 @@ class StreamWriter {
     if (decoded.kind === 'unsourced') {
       // An edge older than its writers (or anyone with queue rights): its rows could be any vehicle's.
       this.#metrics?.rejected.inc({ reason: 'no source' }, decoded.rows);
-      this.#logger.error({ subject: message.subject, seq: message.seq, rows: decoded.rows }, 'ingest queue message names no source (an edge older than the writers?): its records are refused, not stored (docs/scaling.md, "Upgrading")');
+      this.#logger.error({ subject: message.subject, seq: message.seq, rows: decoded.rows }, 'ingest queue message names no source (an edge older than the writers?): its records are refused, not stored (docs/scaling.md, "Securing the queue")');
       message.term();
       return;
     }
