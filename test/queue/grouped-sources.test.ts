@@ -15,7 +15,7 @@ import { QueueMetrics } from '../../src/queue/queue-metrics.js';
 import { startTelemetryWriters, type RunningWriters } from '../../src/queue/telemetry-writers.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { metricSum } from '../support/metrics-text.js';
-import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
+import { startNatsServers, testQueueSettings, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { trackerFleet } from '../support/tracker-fleet.js';
 import { until } from '../support/until.js';
@@ -53,9 +53,7 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
   beforeAll(async () => {
     nats = await startNatsServers(1);
     svc = await startTestService(kind, fleet());
-    queue = await IngestQueue.open({
-      servers: [nats.nodes[0]!.url], partitions: PARTITIONS, replicas: 1, maxBytes: 64 * 1024 * 1024, maxAgeMs: INTAKE.retentionMs, publishTimeoutMs: 2000, ackWaitMs: 5000,
-    }, logger, metrics);
+    queue = await IngestQueue.open(testQueueSettings(nats.nodes[0]!.url, { partitions: PARTITIONS, maxAgeMs: INTAKE.retentionMs }), logger, metrics);
   }, 60_000);
   afterAll(async () => {
     await writers?.stop();

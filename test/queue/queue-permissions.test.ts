@@ -11,7 +11,7 @@ import { subjectOf } from '../../src/queue/ingest-streams.js';
 import { startTelemetryWriters, type RunningWriters } from '../../src/queue/telemetry-writers.js';
 import { toTelemetryRow } from '../../src/store/telemetry-queries.js';
 import { ALPHA_VINS } from '../support/fixture-fleet.js';
-import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
+import { startNatsServers, testQueueSettings, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { until } from '../support/until.js';
 
@@ -31,10 +31,7 @@ describe('the documented NATS permissions', () => {
   let edge: IngestQueue | undefined;
   let writersQueue: IngestQueue | undefined;
   let writers: RunningWriters | undefined;
-  const settings = (user: string, password: string) => ({
-    servers: [nats.nodes[0]!.url], partitions: 2, replicas: 1, maxBytes: 64 * 1024 * 1024, maxAgeMs: 192 * 3_600_000, publishTimeoutMs: 2000, ackWaitMs: 5000,
-    auth: { kind: 'password', user, password } as const,
-  });
+  const settings = (user: string, password: string) => testQueueSettings(nats.nodes[0]!.url, { partitions: 2, auth: { kind: 'password', user, password } });
 
   beforeAll(async () => {
     // The block reads the passwords from the environment, as a deployment would.

@@ -18,7 +18,7 @@ import { startTelemetryWriters, type RunningWriters } from '../../src/queue/tele
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS } from '../support/fixture-fleet.js';
 import { metricSum } from '../support/metrics-text.js';
-import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
+import { startNatsServers, testQueueSettings, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 import { until } from '../support/until.js';
@@ -33,9 +33,6 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
   let writers: RunningWriters;
   const registry = new Registry();
   const lines: string[] = [];
-  const settings = () => ({
-    servers: [nats.nodes[0]!.url], partitions: 1, replicas: 1, maxBytes: 64 * 1024 * 1024, maxAgeMs: 192 * 3_600_000, publishTimeoutMs: 2000, ackWaitMs: 5000,
-  });
   const publish = (body: string) => queue.js.publish(subjectOf(0), body);
   const storedKeys = async () => (await svc.store.db.selectFrom('telemetry').select(['vin', 'ts']).orderBy('ts').execute()).map((r) => `${r.vin}@${Number(r.ts)}`);
   const counter = async (name: string) => metricSum(await registry.metrics(), name);
@@ -45,7 +42,7 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     svc = await startTestService(kind, trackerFleet());
     const logger = pino({ level: 'info' }, new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }));
     const metrics = new QueueMetrics(registry);
-    queue = await IngestQueue.open(settings(), logger, metrics);
+    queue = await IngestQueue.open(testQueueSettings(nats.nodes[0]!.url), logger, metrics);
     writers = await startTelemetryWriters(queue, svc.store, svc.clock, { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, logger, metrics);
   }, 60_000);
   afterAll(async () => {

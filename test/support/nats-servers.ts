@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IngestQueueSettings } from '../../src/queue/ingest-streams.js';
 import { freePorts } from './free-port.js';
 
 /** Debian's package puts it in /usr/sbin, which is not on every user's PATH. */
@@ -105,5 +106,16 @@ export async function startNatsServers(count: 1 | 3 = 1, config?: string): Promi
       await Promise.all(nodes.map((n) => n.kill()));
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Queue settings for a test against `server`: one replica, 64 MiB, 8 days kept, a 2-s publish
+ * timeout and a 5-s ack wait, with what the test needs changed (partitions, credentials, …).
+ */
+export function testQueueSettings(server: string, changes: Partial<IngestQueueSettings> = {}): IngestQueueSettings {
+  return {
+    servers: [server], partitions: 1, replicas: 1, maxBytes: 64 * 1024 * 1024, maxAgeMs: 192 * 3_600_000, publishTimeoutMs: 2000, ackWaitMs: 5000,
+    ...changes,
   };
 }
