@@ -28,7 +28,11 @@ export async function readFleetLatest(
   const latest: FleetLatest = [];
   for (const newest of rows) {
     const allowed = allowancesOf(newest.oem);
-    const found = newest.ts === null ? undefined : await readableRecord(store, newest, onUnreadable);
+    const check = newest.ts === null ? undefined : checkStoredRow(newest);
+    // The common case, a readable newest record, costs no turn of the event loop per vehicle.
+    const found = check === undefined ? undefined
+      : check.ok ? { row: newest, ts: newest.ts!, flag: check.flag }
+        : await olderReadableRecord(store, newest, check.column, onUnreadable);
     if (found === undefined) {
       latest.push({ vin: newest.vin, state: 'no_data', record: null });
       continue;
@@ -43,10 +47,9 @@ export async function readFleetLatest(
 
 type Readable = { row: NewestTelemetryRow; ts: number; flag: StoredFlag | null };
 
-async function readableRecord(store: StoreConnection, newest: NewestTelemetryRow, onUnreadable: OnUnreadableRow): Promise<Readable | undefined> {
-  const check = checkStoredRow(newest);
-  if (check.ok) return { row: newest, ts: newest.ts!, flag: check.flag };
-  onUnreadable(newest.vin, newest.ts, check.column);
+/** The newest readable record behind `newest`, which could not be read (its `column`). */
+async function olderReadableRecord(store: StoreConnection, newest: NewestTelemetryRow, column: string, onUnreadable: OnUnreadableRow): Promise<Readable | undefined> {
+  onUnreadable(newest.vin, newest.ts, column);
   for (const older of await recordsBefore(store.db, newest.vin, newest.ts!, FALLBACK_ROWS)) {
     const row = { ...older, vin: newest.vin, oem: newest.oem, ts: Number(older.ts) } as NewestTelemetryRow;
     const checked = checkStoredRow(row);
