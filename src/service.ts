@@ -37,7 +37,7 @@ import { startSimulatedCloud } from './sim/start-simulated-cloud.js';
 import { demoBanner, seedDemo } from './sim/seed-demo.js';
 import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
 import { startInProcessSimulation, type BackfillProgress, type InProcessSimulation } from './sim/run-in-process.js';
-import { startBackgroundWorkers } from './workers/background-workers.js';
+import { startBackgroundWorkers } from './start-background-workers.js';
 import { WebhookMetrics } from './delivery/webhook-metrics.js';
 import { ThreadedWebhookSender } from './delivery/threaded-webhook-sender.js';
 import { WebhookSender } from './delivery/webhook-sender.js';

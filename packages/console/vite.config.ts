@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 import preact from '@preact/preset-vite';
 
-// Served by the service at /console/ (src/console/console-plugin.ts): hashed file names are cached
+// Served by the service at /console/ (src/http/console/console-plugin.ts): hashed file names are cached
 // for a year, index.html never.
 export default defineConfig({
   base: '/console/',

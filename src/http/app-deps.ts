@@ -10,7 +10,7 @@ import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
 import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
 import type { StateSettings } from '../domain/vehicle-state.js';
-import type { ConsoleSettings } from '../console/console-settings.js';
+import type { ConsoleSettings } from './console/console-settings.js';
 import type { TelemetrySink } from '../intake/accept-telemetry.js';
 
 /** What the HTTP layer needs; the composition root (src/service.ts) provides it. */

@@ -23,7 +23,7 @@ import { capConnectionsPerAddress } from './connection-cap.js';
 import { IngestSummary } from './ingest-summary.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
 import { ErrorBody, Vehicle } from '@telematics/contract';
-import { consolePlugin } from '../console/console-plugin.js';
+import { consolePlugin } from './console/console-plugin.js';
 
 /** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
 const HEADERS_TIMEOUT_MS = 10_000;

@@ -6,12 +6,12 @@
  * caller gets a 503 with Retry-After. Never an answer of success for data that is not durable.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { errors, ServiceError } from '../domain/errors.js';
 import { settleWithin } from '../domain/settle-within.js';
 import type { SourceRows, TelemetrySink } from '../intake/accept-telemetry.js';
-import { ensureIngestStreams, streamName, type IngestQueueSettings } from './ingest-streams.js';
+import { ensureIngestStreams, hasQuorum, streamName, type IngestQueueSettings } from './ingest-streams.js';
 import { connectFailure, connectOptions } from './queue-connection.js';
 import { queueMessages, type OutgoingMessage } from './queue-message.js';
 import type { QueueMetrics } from './queue-metrics.js';
@@ -25,8 +25,6 @@ const RETRY_AFTER_FULL_S = 30;
 /** A readiness answer is reused this long, so probes do not each cost a request per stream. */
 const READY_CACHE_MS = 1000;
 const READY_TIMEOUT_MS = 2000;
-/** A replica the leader has not heard from for this long does not count toward the quorum. */
-const PEER_SILENT_NS = 5_000_000_000;
 
 export class IngestQueue implements TelemetrySink {
   readonly settings: IngestQueueSettings;
@@ -138,20 +136,6 @@ export class IngestQueue implements TelemetrySink {
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());
   }
-}
-
-/**
- * A stream can acknowledge only with a leader and a majority of its replicas current: a leader
- * that lost its followers still answers for a while before it steps down, so a leader alone is
- * not enough. A stream on a single server (no cluster information) has its quorum when it answers.
- */
-export function hasQuorum(info: StreamInfo): boolean {
-  const cluster = info.cluster;
-  if (!cluster || cluster.replicas === undefined && (cluster.leader ?? '') !== '') return true;
-  if ((cluster.leader ?? '') === '') return false;
-  const replicas = info.config.num_replicas;
-  const current = 1 + (cluster.replicas ?? []).filter((peer) => peer.current && !peer.offline && peer.active < PEER_SILENT_NS).length;
-  return current >= Math.floor(replicas / 2) + 1;
 }
 
 /** A work-queue stream at its size limit refuses new messages (discard new). */

@@ -11,7 +11,7 @@
  */
 import {
   AckPolicy, DiscardPolicy, RetentionPolicy, StorageType,
-  type ConsumerConfig, type JetStreamManager, type StreamConfig,
+  type ConsumerConfig, type JetStreamManager, type StreamConfig, type StreamInfo,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -161,4 +161,21 @@ export async function listIngestStreams(jsm: JetStreamManager): Promise<string[]
 function isNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === 10059 || code === 10014 || /not found/i.test(String((error as Error).message));
+}
+
+/** A replica the leader has not heard from for this long does not count toward the quorum. */
+const PEER_SILENT_NS = 5_000_000_000;
+
+/**
+ * A stream can acknowledge only with a leader and a majority of its replicas current: a leader
+ * that lost its followers still answers for a while before it steps down, so a leader alone is
+ * not enough. A stream on a single server (no cluster information) has its quorum when it answers.
+ */
+export function hasQuorum(info: StreamInfo): boolean {
+  const cluster = info.cluster;
+  if (!cluster || cluster.replicas === undefined && (cluster.leader ?? '') !== '') return true;
+  if ((cluster.leader ?? '') === '') return false;
+  const replicas = info.config.num_replicas;
+  const current = 1 + (cluster.replicas ?? []).filter((peer) => peer.current && !peer.offline && peer.active < PEER_SILENT_NS).length;
+  return current >= Math.floor(replicas / 2) + 1;
 }

@@ -11,7 +11,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { settleWithin } from '../domain/settle-within.js';
 import { listIngestStreams, WRITERS_CONSUMER } from './ingest-streams.js';
-import { hasQuorum } from './ingest-queue.js';
+import { hasQuorum } from './ingest-streams.js';
 
 /** A scrape waits at most this long for the streams' answers. */
 const SCRAPE_TIMEOUT_MS = 2000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { dependencyViolations, readSourceModules, type Violation } from '../support/dependency-rule.js';
+import { dependencyViolations, importCircles, readSourceModules, type Violation } from '../support/dependency-rule.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,6 +26,29 @@ describe('dependency rule', () => {
   it('when a known violation is fixed, then it is taken off the list', () => {
     const still = new Set(found.map(key));
     expect([...known].filter((k) => !still.has(k))).toEqual([]);
+  });
+
+  it('when src/ is read, then no two modules and no two top-level folders import each other, directly or round a loop', () => {
+    expect(importCircles(modules)).toEqual({ modules: [], folders: [] });
+  });
+});
+
+describe('import circles on made-up modules', () => {
+  const circles = (...modules: [string, ...string[]][]) => importCircles(modules.map(([path, ...specifiers]) => ({ path, specifiers })));
+
+  it('when two modules import each other, then both are one circle, and so are their folders', () => {
+    expect(circles(['src/queue/a.ts', './b.js'], ['src/queue/b.ts', './a.js'])).toEqual({ modules: [['src/queue/a.ts', 'src/queue/b.ts']], folders: [] });
+    expect(circles(['src/http/a.ts', '../console/b.js'], ['src/console/b.ts', '../http/c.js'])).toEqual({ modules: [], folders: [['console', 'http']] });
+  });
+
+  it('when a loop runs through three folders, then it is reported once with all three', () => {
+    const found = circles(['src/workers/w.ts', '../trips/t.js'], ['src/trips/t.ts', '../events/e.js'], ['src/events/e.ts', '../workers/p.js']);
+    expect(found.folders).toEqual([['events', 'trips', 'workers']]);
+  });
+
+  it('when imports only run one way, or leave src/, then there is no circle', () => {
+    expect(circles(['src/http/a.ts', '../domain/b.js', '@telematics/contract'], ['src/domain/b.ts', 'node:crypto'], ['src/cli/x.ts', '../service.js'], ['src/service.ts', './http/a.js']))
+      .toEqual({ modules: [], folders: [] });
   });
 });
 

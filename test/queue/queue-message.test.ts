@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { vinPartition } from '../../src/domain/vin-partition.js';
 import type { StreamInfo } from '@nats-io/jetstream';
-import { hasQuorum, withoutCredentials } from '../../src/queue/ingest-queue.js';
+import { withoutCredentials } from '../../src/queue/ingest-queue.js';
+import { hasQuorum } from '../../src/queue/ingest-streams.js';
 import { MAX_MESSAGE_BYTES } from '../../src/queue/ingest-streams.js';
 import { decodeQueueMessage, queueMessages } from '../../src/queue/queue-message.js';
 import type { TelemetryRow } from '../../src/store/telemetry-queries.js';

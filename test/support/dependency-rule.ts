@@ -9,6 +9,8 @@
  * package.json declares: never `src/`, never another package's files, and no Node builtins (the
  * contract, the SDK and the console run in browsers too).
  * `src/` reaches a package only by its name (`@telematics/contract`), never by a path into it.
+ * And no circles: neither two modules nor two top-level folders of `src/` may import each other,
+ * directly or round a loop (`importCircles`), so every folder can be read before the ones above it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -26,8 +28,8 @@ export const LAYERS: readonly Layer[] = [
   { name: 'domain', members: ['domain'] },
   { name: 'security and store', members: ['security', 'store'] },
   { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers'] },
-  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'console', 'redis', 'queue'] },
-  { name: 'entry points', members: ['cli', 'service.ts', 'config.ts', 'config-table.ts', 'logger.ts', 'log-destination.ts'] },
+  { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'redis', 'queue'] },
+  { name: 'entry points', members: ['cli', 'service.ts', 'start-background-workers.ts', 'config.ts', 'config-table.ts', 'logger.ts', 'log-destination.ts'] },
 ];
 
 export interface SourceModule {
@@ -110,6 +112,67 @@ export function dependencyViolations(modules: readonly SourceModule[], packages:
     }
   }
   return violations;
+}
+
+/** Strongly connected components with more than one node (Tarjan), each sorted, in a stable order. */
+function circlesOf(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const members: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      members.push(member);
+    } while (member !== node);
+    if (members.length > 1) circles.push(members.sort());
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return circles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+export interface ImportCircles {
+  /** Modules of `src/` that reach themselves through their imports. */
+  readonly modules: string[][];
+  /** Top-level folders (or root files) of `src/` that do. */
+  readonly folders: string[][];
+}
+
+/** The import circles among `src/` modules and among its top-level folders. */
+export function importCircles(modules: readonly SourceModule[]): ImportCircles {
+  const moduleEdges = new Map<string, Set<string>>();
+  const folderEdges = new Map<string, Set<string>>();
+  const add = (edges: Map<string, Set<string>>, from: string, to: string) => {
+    let targets = edges.get(from);
+    if (!targets) edges.set(from, (targets = new Set()));
+    targets.add(to);
+  };
+  for (const { path: from, specifiers } of modules) {
+    if (!isInside(from, 'src')) continue;
+    for (const specifier of specifiers) {
+      if (!specifier.startsWith('.')) continue;
+      const to = resolveRelative(from, specifier);
+      if (!isInside(to, 'src')) continue;
+      add(moduleEdges, from, to);
+      if (srcMember(from) !== srcMember(to)) add(folderEdges, srcMember(from), srcMember(to));
+    }
+  }
+  return { modules: circlesOf(moduleEdges), folders: circlesOf(folderEdges) };
 }
 
 function listTypeScript(root: string, dir: string): string[] {

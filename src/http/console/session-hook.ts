@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { resolveConsoleSession, type ConsoleSessionSettings, type ResolvedSession } from '../auth/console-sessions.js';
-import type { Clock } from '../domain/clock.js';
-import { errors, ServiceError } from '../domain/errors.js';
-import { sendError } from '../http/error-handler.js';
-import { setPrincipal } from '../http/authenticate-hook.js';
-import type { StoreConnection } from '../store/connection.js';
-import type { Keyring } from '../security/keyring.js';
+import { resolveConsoleSession, type ConsoleSessionSettings, type ResolvedSession } from '../../auth/console-sessions.js';
+import type { Clock } from '../../domain/clock.js';
+import { errors, ServiceError } from '../../domain/errors.js';
+import { sendError } from '../error-handler.js';
+import { setPrincipal } from '../authenticate-hook.js';
+import type { StoreConnection } from '../../store/connection.js';
+import type { Keyring } from '../../security/keyring.js';
 import { isCrossSite } from './cross-site-check.js';
 import { clearSessionCookie, sessionIdOf } from './session-cookie.js';
 

@@ -6,15 +6,15 @@
  * the page never keeps it. Not in the OpenAPI document: the public paths are.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { signCommandFor } from '../commands/sign-command.js';
-import { errors, ServiceError } from '../domain/errors.js';
-import type { AppDeps } from '../http/app-deps.js';
-import { principalOf } from '../http/authenticate-hook.js';
-import { commandRoutes } from '../http/command-routes.js';
-import type { RequestLimits } from '../http/rate-limits.js';
-import { vehicleDataRoute } from '../http/vehicle-data-route.js';
-import { vehicleRoutes } from '../http/vehicle-routes.js';
-import { vehicleTripsRoute } from '../http/vehicle-trips-route.js';
+import { signCommandFor } from '../../commands/sign-command.js';
+import { errors, ServiceError } from '../../domain/errors.js';
+import type { AppDeps } from '../app-deps.js';
+import { principalOf } from '../authenticate-hook.js';
+import { commandRoutes } from '../command-routes.js';
+import type { RequestLimits } from '../rate-limits.js';
+import { vehicleDataRoute } from '../vehicle-data-route.js';
+import { vehicleRoutes } from '../vehicle-routes.js';
+import { vehicleTripsRoute } from '../vehicle-trips-route.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionHook, sessionMayCommand } from './session-hook.js';
 

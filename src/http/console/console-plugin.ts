@@ -6,9 +6,9 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppDeps } from '../http/app-deps.js';
-import { basemapOrigin } from '../domain/basemap.js';
-import type { RequestLimits } from '../http/rate-limits.js';
+import type { AppDeps } from '../app-deps.js';
+import { basemapOrigin } from '../../domain/basemap.js';
+import type { RequestLimits } from '../rate-limits.js';
 import { consoleApi, CONSOLE_API_PREFIX } from './console-api.js';
 import { consoleAssets, defaultConsoleDist, pmtilesBasemap } from './console-assets.js';
 import type { ConsoleSettings } from './console-settings.js';

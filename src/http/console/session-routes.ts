@@ -5,17 +5,17 @@
  * as POST /token is. Signing in again ends the session the browser held.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { closeConsoleSession, openConsoleSession } from '../auth/console-sessions.js';
+import { closeConsoleSession, openConsoleSession } from '../../auth/console-sessions.js';
 import { currentSession } from './session-hook.js';
-import { addressKey } from '../domain/client-address.js';
-import { errors, ServiceError } from '../domain/errors.js';
-import { formatIsoLocal } from '../domain/time.js';
-import { publicBasemap } from '../domain/basemap.js';
-import type { Principal } from '../auth/authenticate-bearer.js';
-import type { AppDeps } from '../http/app-deps.js';
-import type { RequestLimits } from '../http/rate-limits.js';
-import { findApplicationById } from '../store/applications-queries.js';
-import { findCompany } from '../store/registry-queries.js';
+import { addressKey } from '../../domain/client-address.js';
+import { errors, ServiceError } from '../../domain/errors.js';
+import { formatIsoLocal } from '../../domain/time.js';
+import { publicBasemap } from '../../domain/basemap.js';
+import type { Principal } from '../../auth/authenticate-bearer.js';
+import type { AppDeps } from '../app-deps.js';
+import type { RequestLimits } from '../rate-limits.js';
+import { findApplicationById } from '../../store/applications-queries.js';
+import { findCompany } from '../../store/registry-queries.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { isCrossSite } from './cross-site-check.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';

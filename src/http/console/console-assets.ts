@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { compressResponses } from '../http/compression.js';
-import { PMTILES_PREFIX } from '../domain/basemap.js';
+import { compressResponses } from '../compression.js';
+import { PMTILES_PREFIX } from '../../domain/basemap.js';
 
 /** Where npm workspaces put the console's build. */
 export function defaultConsoleDist(): string | undefined {
