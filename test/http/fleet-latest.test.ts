@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATAPOINT_NAMES } from '@telematics/contract';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { iso, startTestService, T0, type TestService } from '../support/test-service.js';
 
 const MIN = 60_000;
-const RECORD_FIELDS = [
-  'vin', 'date_time', 'speed', 'latitude', 'longitude', 'heading', 'rpm', 'odometer', 'fuel_level', 'range',
-  'left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure', 'oil_level',
-  'engine_cooling_temperature', 'lv_battery_voltage', 'hv_battery_voltage', 'hv_battery_soc', 'hv_battery_charging_status',
-  'seat_belt_status', 'event', 'flag',
-];
+/** Every datapoint of the contract, in its order: a new datapoint must reach the latest record too. */
+const RECORD_FIELDS = DATAPOINT_NAMES;
 
 describe.each(DATABASE_KINDS)('GET /vehicle-data/latest on %s', (kind) => {
   let svc: TestService;

@@ -6,6 +6,7 @@ import { useLoad } from '../parts/use-load.js';
 import { useModule } from '../parts/use-module.js';
 import type { DataRecord, Session, VehicleLatest } from '../types.js';
 import type { ChartSeries } from '../charts/series-charts.js';
+import { DATAPOINTS } from '@telematics/contract/datapoints';
 
 const HOUR = 3_600_000;
 const CHART_FIELDS = ['speed', 'fuel_level', 'lv_battery_voltage', 'left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure'];
@@ -91,11 +92,11 @@ function formatValue(value: unknown, unit: string, i18n: Translator): string {
   return typeof value === 'number' ? `${i18n.number(value)} ${unit}` : '—';
 }
 
-const UNITS: Record<string, string> = {
-  speed: 'km/h', latitude: '°', longitude: '°', heading: '°', rpm: 'rpm', odometer: 'km', fuel_level: '%', range: 'km', oil_level: '%',
-  engine_cooling_temperature: '°C', lv_battery_voltage: 'V', hv_battery_voltage: 'V', hv_battery_soc: '%',
-  left_front_tire_pressure: 'kPa', right_front_tire_pressure: 'kPa', left_rear_tire_pressure: 'kPa', right_rear_tire_pressure: 'kPa',
-};
+/** The contract's units as the screen writes them: a degree sign, not the word. */
+const UNIT_SYMBOLS: Readonly<Record<string, string>> = { degrees: '°' };
+const UNITS: Readonly<Record<string, string>> = Object.fromEntries(
+  DATAPOINTS.flatMap((d) => (d.unit === undefined ? [] : [[d.name, UNIT_SYMBOLS[d.unit] ?? d.unit]])),
+);
 
 function LatestValues({ record, state, i18n }: { record: DataRecord | null; state: string | undefined; i18n: Translator }) {
   const { t } = i18n;
