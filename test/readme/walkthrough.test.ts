@@ -1,6 +1,7 @@
 /**
- * The README's walk-through, run as written against `npm start`'s demo (`telematics serve --demo`
- * in a fresh folder, on a free port): every step's output must be what the README shows.
+ * The walk-through (docs/walkthrough.md) and the README's taste of it, run as written against
+ * `npm start`'s demo (`telematics serve --demo` in a fresh folder, on a free port): every step's
+ * output must be what the file shows.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,24 +10,35 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
-import { exampleSteps, matchesLine, matchesShown, stepOutputs, walkthroughScript, walkthroughSection } from '../support/readme-examples.js';
+import { exampleSteps, markdownSection, matchesLine, matchesShown, README_TASTE_HEADING, stepOutputs, WALKTHROUGH_FILE, walkthroughScript } from '../support/readme-examples.js';
 
-const README = new URL('../../README.md', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
 
-describe('the README walk-through', () => {
-  const readme = readFileSync(README, 'utf8');
-  const steps = exampleSteps(readme);
+describe('the walk-through', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const taste = markdownSection(readme, README_TASTE_HEADING, 'README.md');
+  const walkthroughSteps = exampleSteps(readFileSync(join(ROOT, WALKTHROUGH_FILE), 'utf8'), WALKTHROUGH_FILE);
+  // The README's taste runs first, in the same shell: what the front page shows is checked too.
+  const steps = [...exampleSteps(taste.text, 'README.md', taste.firstLine), ...walkthroughSteps];
 
-  it('when the README is read, then every curl example is in the walk-through, and each command that calls curl shows what it prints or keeps it in a variable', () => {
-    const { text } = walkthroughSection(readme);
-    const outside = readme.replace(text, '').split('\n').filter((l) => /\bcurl\s/.test(l) && !l.includes('curl lines'));
+  it('when the README and the walk-through are read, then every curl example of the README is in its taste, which runs with the walk-through, and each command that calls curl shows what it prints or keeps it in a variable', () => {
+    const outside = readme.replace(taste.text, '').split('\n').filter((l) => /\bcurl\s/.test(l) && !l.includes('curl lines'));
     expect(outside).toEqual([]);
-    expect(steps.length).toBeGreaterThan(20);
+    expect(steps.length - walkthroughSteps.length).toBeGreaterThan(2);
+    expect(walkthroughSteps.length).toBeGreaterThan(20);
     for (const step of steps) {
       if (!/\bcurl\s/.test(step.command) || step.expected.length > 0) continue;
-      expect(step.command, `README.md:${step.line} prints nothing, so its curl output must be captured`).toMatch(/^\s*[A-Z_]+=\$\(curl/m);
+      expect(step.command, `${step.file}:${step.line} prints nothing, so its curl output must be captured`).toMatch(/^\s*[A-Z_]+=\$\(curl/m);
     }
+  });
+
+  it('when a section holds shell output lines, then it ends only at a heading of its level or higher outside code, and its steps keep their file and line', () => {
+    const text = ['# Title', '', '## Try', '', '```sh', 'echo hi', '# hi', '```', '', '### Deeper', '', '## Next', ''].join('\n');
+    const section = markdownSection(text, '## Try', 'made.md');
+    expect(section).toEqual({ text: ['## Try', '', '```sh', 'echo hi', '# hi', '```', '', '### Deeper', '', ''].join('\n'), firstLine: 3 });
+    expect(exampleSteps(section.text, 'made.md', section.firstLine)).toEqual([{ command: 'echo hi', expected: ['hi'], file: 'made.md', line: 6 }]);
+    expect(() => markdownSection(text, '## Missing', 'made.md')).toThrow('made.md has no "## Missing" section');
   });
 
   it('when an answer differs from what is shown, then the rules see it', () => {
@@ -74,14 +86,14 @@ describe('the README walk-through', () => {
       rmSync(folder, { recursive: true, force: true });
     });
 
-    it('when every example runs in one shell, in order, then each answers what the README shows', async () => {
+    it('when every example runs in one shell, in order, then each answers what its file shows', async () => {
       const script = join(folder, 'walkthrough.sh');
       writeFileSync(script, walkthroughScript(steps));
       const { stdout } = await run('bash', ['--noprofile', '--norc', script], { cwd: folder, env: { PATH: process.env.PATH, HOME: folder }, maxBuffer: 256 * 1024 * 1024, timeout: 150_000 })
         .catch((error: { stdout?: string; message: string }) => ({ stdout: error.stdout ?? error.message }));
       const outputs = stepOutputs(stdout, steps.length);
       const differences = steps.flatMap((step, i) => matchesShown(step.expected, outputs[i]!) ? [] : [
-        `README.md:${step.line}\n${step.command}\n--- shown\n${step.expected.join('\n') || '(nothing)'}\n--- printed\n${clip(outputs[i]!)}`,
+        `${step.file}:${step.line}\n${step.command}\n--- shown\n${step.expected.join('\n') || '(nothing)'}\n--- printed\n${clip(outputs[i]!)}`,
       ]);
       expect(differences.join('\n\n')).toBe('');
     }, 180_000);

@@ -1,32 +1,48 @@
 /**
- * The README's walk-through as something to run: its shell blocks cut into steps (a run of
- * command lines and the `# ` output lines right under them), a script that runs every step in one
- * shell with a marker before each, and the matching rules the README states: `…` stands for any
- * text within a line, a line `# …` for any number of lines, and a line indented after its `#`
- * continues the line above.
+ * The curl examples of the documentation as something to run: the shell blocks of a Markdown
+ * text cut into steps (a run of command lines and the `# ` output lines right under them), a
+ * script that runs every step in one shell with a marker before each, and the matching rules the
+ * walk-through states: `…` stands for any text within a line, a line `# …` for any number of
+ * lines, and a line indented after its `#` continues the line above.
  */
 export interface ExampleStep {
-  /** The command lines, as in the README. */
+  /** The command lines, as in the file. */
   readonly command: string;
   /** The output lines shown under it (continuations joined); empty: the command prints nothing. */
   readonly expected: readonly string[];
-  /** Line of README.md where the step starts (1-based), for failure messages. */
+  /** The file the step is in, repository-relative, for failure messages. */
+  readonly file: string;
+  /** Line of that file where the step starts (1-based). */
   readonly line: number;
 }
 
-export const WALKTHROUGH_HEADING = '## Walk-through with curl';
+/** The full walk-through: every shell block in it is a step run against `npm start`'s demo. */
+export const WALKTHROUGH_FILE = 'docs/walkthrough.md';
+/** The README's short taste of the walk-through, run before it in the same shell. */
+export const README_TASTE_HEADING = '## Try it with curl';
 export const ELLIPSIS = '…';
 
-/** The section from its heading to the next `## ` heading, with the line its text starts on. */
-export function walkthroughSection(readme: string): { text: string; firstLine: number } {
-  const start = readme.indexOf(`\n${WALKTHROUGH_HEADING}\n`);
-  if (start < 0) throw new Error(`README.md has no "${WALKTHROUGH_HEADING}" section`);
-  const end = readme.indexOf('\n## ', start + 1);
-  return { text: readme.slice(start + 1, end < 0 ? undefined : end + 1), firstLine: readme.slice(0, start + 1).split('\n').length };
+/**
+ * The section under `heading` (a whole line, `## …`) up to the next heading of its level or a
+ * higher one outside code blocks (where `# ` lines are output), with the line its text starts on.
+ */
+export function markdownSection(markdown: string, heading: string, file: string): { text: string; firstLine: number } {
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`${file} has no "${heading}" section`);
+  const level = /^#+/.exec(heading)![0].length;
+  let inBlock = false;
+  let end = start + 1;
+  for (; end < lines.length; end += 1) {
+    if (lines[end]!.startsWith('```')) inBlock = !inBlock;
+    const hashes = /^(#+) /.exec(lines[end]!)?.[1];
+    if (!inBlock && hashes !== undefined && hashes.length <= level) break;
+  }
+  return { text: lines.slice(start, end).join('\n') + '\n', firstLine: start + 1 };
 }
 
-export function exampleSteps(readme: string): ExampleStep[] {
-  const { text, firstLine } = walkthroughSection(readme);
+/** The steps of every ```sh block in `text`, which starts on line `firstLine` of `file`. */
+export function exampleSteps(text: string, file: string, firstLine = 1): ExampleStep[] {
   const lines = text.split('\n');
   const steps: ExampleStep[] = [];
   let inBlock = false;
@@ -34,7 +50,7 @@ export function exampleSteps(readme: string): ExampleStep[] {
   let expected: string[] = [];
   let stepLine = 0;
   const finish = () => {
-    if (command.length > 0) steps.push({ command: command.join('\n'), expected, line: stepLine });
+    if (command.length > 0) steps.push({ command: command.join('\n'), expected, file, line: stepLine });
     command = [];
     expected = [];
   };
@@ -83,7 +99,7 @@ export function stepOutputs(output: string, count: number): string[] {
   return outputs;
 }
 
-/** Whether `actual` (a step's output) is what `expected` shows, by the README's rules. */
+/** Whether `actual` (a step's output) is what `expected` shows, by the walk-through's rules. */
 export function matchesShown(expected: readonly string[], actual: string): boolean {
   const lines = actual.replace(/\r/g, '').replace(/\n+$/, '');
   const actualLines = lines === '' ? [] : lines.split('\n');
