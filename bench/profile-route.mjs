@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A CPU profile of the service answering one authenticated route under load, to see where a
- * request's time goes before changing anything (issue 22). The service runs as `telematics serve`
+ * request's time goes before changing anything (docs/benchmarks.md). The service runs as `telematics serve`
  * on a bench fixture (20 vehicles), wrk (autocannon where wrk is not installed) loads it from its
  * own process (16 connections),
  * and the profile is summarised with profile-summary.mjs.

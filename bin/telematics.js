@@ -2,8 +2,8 @@
 // V8's young generation fixed at 16 MB a semi-space (Node's default maximum: only the minimum
 // moves). Free to resize, about one `serve` process in three came up in a state where each
 // scavenge faults its pages in again, and answered at half speed for its whole life (0.7 page
-// faults a request; none of 16 processes with it fixed: bench/RESULTS.md, "Issue 22, sixth
-// step"). `node bin/telematics.js` skips this line: give node the same flags there (`npm start`
+// faults a request; none of 16 processes with it fixed: docs/decisions/0020-young-generation-fixed.md).
+// `node bin/telematics.js` skips this line: give node the same flags there (`npm start`
 // runs the file itself).
 // The compiled CLI lives in dist/ (built by `npm ci` through the prepare script).
 import { main } from '../dist/cli/main.js';

@@ -20,7 +20,7 @@ type Target = pino.DestinationStream & {
  * writes) in one piece. Why: handed over one at a time, each line cost the event loop a
  * byte count of everything still waiting, a hand-off to a libuv thread and its completion
  * callback: GET /vehicle/{vin} answered ~13 % fewer requests with its request line than without;
- * in blocks the line costs about what building its text does (bench/RESULTS.md, eighth step).
+ * in blocks the line costs about what building its text does (docs/decisions/0012-log-lines-in-blocks.md).
  * Every line goes through here, so their order is kept. When the process exits (of itself, by
  * `process.exit` or an uncaught error), the lines still gathered are written synchronously, after
  * what the destination still held: only a write already handed to a libuv thread can be lost

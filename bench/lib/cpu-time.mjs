@@ -31,7 +31,7 @@ export const processCpuMs = (pid) => ofProcess(pid, cpuMsOfStat);
 
 /**
  * Minor page faults of one process so far; 0 when it is gone. They tell a V8 heap that gives its
- * pages back after each scavenge and faults them in again (RESULTS.md, "Issue 22, sixth step")
+ * pages back after each scavenge and faults them in again (docs/decisions/0020-young-generation-fixed.md)
  * from one that keeps them.
  */
 export const processMinorFaults = (pid) => ofProcess(pid, (stat) => Number(fieldsOfStat(stat)[7]));

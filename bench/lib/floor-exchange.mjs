@@ -2,7 +2,7 @@
  * The automaker exchange of the bare floors (floor-server.mjs, durable-floor.mjs): POST /commands
  * through undici's dispatcher with a handler that only gathers the answer, as the service's
  * (src/oem/http-exchange.ts) does: on node:http's client (~45 µs an exchange against ~27,
- * RESULTS.md's ninth step) a floor's exchange would cost more than the service's own. Resolves to
+ * docs/decisions/0023) a floor's exchange would cost more than the service's own. Resolves to
  * the automaker's status URL; an answer other than 2xx with one rejects, which fails the run.
  */
 import { Agent } from 'undici';

@@ -87,12 +87,12 @@ export const orderOfRound = (runs, round) => (round % 2 === 0 ? runs : [...runs]
 /**
  * The ratio of kind `name` to kind `floor` (or to two kinds: floorRounds) in `measureRates`' result:
  * the median over pairs of rounds of each pair's own ratio. The machine's speed drifts by a third
- * within a minute (RESULTS.md, "Issue 22, sixth step"); a round's runs, made back to back, share
+ * within a minute (bench/history/2026-11-28-run-to-run-swings-young-generation.md); a round's runs, made back to back, share
  * its speed, while the ratio of two medians can pair a fast minute of one with a slow minute of
  * the other. A pair of rounds (the 1st and 2nd, the 3rd and 4th, …) ran the kinds once in each
  * order (measureRates), and its ratio is the geometric mean of the two rounds' ratios, which
  * cancels the machine's drift over a round (what the start of a round gives, the end takes back;
- * RESULTS.md, "Issue 22, twenty-third step"). A last round without its pair counts alone.
+ * bench/history/2026-11-30-rounds-in-both-orders.md). A last round without its pair counts alone.
  */
 export function pairedRatio(rates, name, floor) {
   const ratios = roundRatios(rates, name, floor);

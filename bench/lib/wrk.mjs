@@ -1,7 +1,7 @@
 /**
  * Load from wrk (Debian's package), in its own process: a C load generator that needs a fraction
  * of the CPU autocannon does, so on a 2-core machine the service, not the generator, is what a
- * figure measures (issue 22 asks for it). One thread, `connections` keep-alive connections, a
+ * figure measures. One thread, `connections` keep-alive connections, a
  * fixed method, headers and body per run; the Lua `done` hook prints the summary as JSON.
  * Resolves to the same shape as load-child.mjs's runs (rps counts 2xx and 3xx answers: wrk
  * counts the rest as `status` errors, reported as non2xx).

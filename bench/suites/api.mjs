@@ -24,7 +24,7 @@
  * the one of the two run just before the figure (floorRounds in load.mjs), and so are the
  * information figures beside them. The CPU µs an answer are the first process's.
  *
- * Targets (issue 22 and issue 6):
+ * Targets (docs/benchmarks.md):
  * - GET /healthz ≥ 0.85 of the bare constant: what the per-request plumbing costs, alone.
  * - GET /vehicle/{vin} with a bearer token ≥ 0.65 of the bare process serving the same JSON, and
  *   ≥ 0.50 of GET /healthz.
@@ -36,7 +36,7 @@
  *   after it. The polls that follow each command (a second automaker exchange a second later,
  *   its outcome and event) are a workers process's work, not the creation's; with the worker in
  *   the same process (`serve`, the default role) the same figure is printed beside it, and
- *   creations ≥ 0.40 of GET /healthz (issue 6) stay judged on that process. Beside the target,
+ *   creations ≥ 0.40 of GET /healthz stay judged on that process. Beside the target,
  *   as information: creations over the durable floor (how close the service comes to the least a
  *   creation with the guarantee costs) and the durable floor over POST /floor-oem (what the
  *   guarantee itself costs on the machine: a target above it is beyond a bare process that does
@@ -114,13 +114,13 @@ export async function run(ctx) {
     // wrk where it is installed (Debian's package; .ci/run installs it): it needs a fraction of
     // autocannon's CPU, which on two cores otherwise takes a core from the process measured.
     const generator = (await wrkAvailable()) ? 'wrk' : undefined;
-    if (generator === undefined) ctx.log('wrk is not installed: loading with autocannon (figures not comparable to RESULTS.md)');
+    if (generator === undefined) ctx.log('wrk is not installed: loading with autocannon (figures not comparable to bench/RESULTS.md)');
     // Each of the three targets judged against a bare process runs between that process and its
     // twin. Every other round runs the list backwards (measureRates), and such a figure is judged
     // in each round against the one of the two run right before it (floorRounds): its floor never
     // runs right after it, where the figure's load could weigh on it (in the step that reversed
     // the rounds, the bare process run right after the API process's creations read slower in all
-    // four sections of its first two runs; RESULTS.md, "Issue 22, twenty-third step"). A round's
+    // four sections of its first two runs; bench/history/2026-11-30-rounds-in-both-orders.md). A round's
     // ratio compares two runs of the same minute (pairedRatio).
     const runs = [
       { name: 'floor', url: `${floor.url}/floor`, connections, pid: floor.pid },

@@ -16,7 +16,7 @@
  * - Drain (queued modes): the writers stopped, D bodies are queued, the writers start again;
  *   records/s from their readiness to the last record readable. Floor: direct end to end.
  *
- * No targets: issue 22 re-measures these on the final code; the figures say what the queue costs.
+ * No targets: the figures say what the queue costs.
  * --quick: 60 vehicles, 20 bodies end to end, 10 drained, R3 included.
  */
 import { join } from 'node:path';

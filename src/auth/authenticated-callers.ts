@@ -9,7 +9,7 @@
  * Each connection's last caller is kept beside the table: a client sends the same header on every
  * request of a keep-alive connection, and comparing it with the last one costs a fraction of
  * finding it in the table, which hashes the whole header (~330–360 characters) every time
- * (105–333 ns against 740–827 a lookup; bench/RESULTS.md, fifteenth step).
+ * (105–333 ns against 740–827 a lookup; docs/decisions/0019-callers-remembered-by-header.md).
  */
 import type { RegistryChanges } from '../store/registry-changes.js';
 import type { Principal } from './authenticate-bearer.js';

@@ -36,8 +36,8 @@ export interface CommandWorkerSettings {
 
 /**
  * How long a poll's outcome may wait for the rest of its pass's to be written with them: one commit
- * for a pass instead of one per poll (issue 22's profile of creations: the worker's commits were
- * the largest part of its database time).
+ * for a pass instead of one per poll (profiled, the worker's commits were the largest part of its
+ * database time: docs/decisions/0016-worker-outcomes-share-a-commit.md).
  */
 const OUTCOME_GATHER_MS = 10;
 
@@ -184,7 +184,7 @@ export class CommandWorker {
    * likely due), otherwise `idleIntervalMs` apart, and 1 s after a failure (the database is likely
    * away). A pass that claimed only a few waits like an idle one: under a steady stream of commands
    * the next pass then claims what fell due meanwhile in one go, instead of one or two commands per
-   * pass each paying its own claim and commits (issue 22's profile of creations); no poll waits
+   * pass each paying its own claim and commits (docs/decisions/0016); no poll waits
    * longer past its time than it would in an idle moment.
    */
   periodicWorker(): PeriodicWorker {

@@ -58,7 +58,7 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !
  * right edge of the primary key, and its initiation update finds the row there, instead of each
  * touching a random page of an index that grows with every command. Alternating runs (one
  * launch each): +13 % creations/s on SQLite, +22 % on PostgreSQL, whose own CPU a creation
- * roughly halved (RESULTS.md, issue 22, ninth step). The time they reveal is the answer's
+ * roughly halved (docs/decisions/0022-time-ordered-command-ids.md). The time they reveal is the answer's
  * `created` anyway.
  */
 const newCommandId = (now: number) => timeOrderedId(now, randomUUID);
@@ -140,8 +140,8 @@ export async function createCommand(
  * idempotency key once its initiation began 15 s ago (src/domain/initiation.ts); only the answer
  * comes sooner (before, a client cut off there got no answer, and its retry could send the
  * command again). Unwaited, these writes gather (7.9 rows a statement against 3.0) and commit while the
- * answers go out: creations/s ×1.15 and ×1.19 in two side-by-side runs (bench/RESULTS.md, "Issue
- * 22, eighteenth step"). SQLite's in-process commit is still waited for: not waiting measured
+ * answers go out: creations/s ×1.15 and ×1.19 in two side-by-side runs
+ * (docs/decisions/0028-status-url-stored-after-the-answer.md). SQLite's in-process commit is still waited for: not waiting measured
  * ×0.91–0.94 there. A clean stop waits for the writes (service.ts). Either way a failed write
  * leaves the command to that repeat, and never fails the request.
  */

@@ -5,8 +5,8 @@
  * Why not an onRequest hook for the header and an onResponse hook for the rest, as before: Fastify
  * adds a 'finish' and an 'error' listener to every response when it has a logger or any onResponse
  * hook. On a 2-core machine those listeners cost GET /healthz 0.05–0.07 of a bare process's rate,
- * and 0.13–0.21 together with the hooks and the request id (bench/RESULTS.md, "Issue 22,
- * fourteenth step"). Node announces every response that finishes on the
+ * and 0.13–0.21 together with the hooks and the request id
+ * (docs/decisions/0026-request-accounting-without-listeners.md). Node announces every response that finishes on the
  * `http.server.response.finish` diagnostics channel, from the listener it adds itself; so here:
  * - the start is stamped where Fastify asks for the request's id (`stampedRequestId`);
  * - one onSend hook sets the header and leaves the reply on the response, where the channel's

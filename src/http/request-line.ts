@@ -4,7 +4,7 @@
  * `logger.info({ reqId, method, route, status, ms }, 'request')` writes, put together here and
  * handed to the logger's own destination. Every other line goes through pino. Why: pino builds a
  * line by walking the logged object and concatenating its parts (~1.3 µs and ~3 KB of garbage a
- * request here, against ~0.3 µs and the line itself; RESULTS.md), and this line is written on
+ * request here, against ~0.3 µs and the line itself; docs/decisions/0012), and this line is written on
  * every request. Its fields hold no secret, so it never needed the redaction pass either.
  */
 import pino, { type Level, type Logger } from 'pino';

@@ -2,7 +2,7 @@
  * One HTTP exchange with an automaker: undici's dispatcher over keep-alive connections, with
  * the answer gathered straight from its callbacks. Every command creation makes one exchange and
  * every poll another, and on SQLite this took a creation's CPU from ~256 to ~202 µs against
- * node:http's client (and fetch costs several times more): RESULTS.md, issue 22, ninth step.
+ * node:http's client (and fetch costs several times more): docs/decisions/0023.
  * No redirect is ever followed; the deadline covers waiting for a connection, the answer's
  * headers and its whole body; a body past `maxBytes` is abandoned. Every connection dials only
  * addresses the OEM's dial policy allows (the resolver checks each new connection, kept-alive

@@ -1,6 +1,6 @@
 /**
  * CLI mistakes an operator makes in the first hour, each answered with the real problem and the
- * command that fixes it (issue 16): a VIN of another company, a mistyped option, an unreachable
+ * command that fixes it: a VIN of another company, a mistyped option, an unreachable
  * database; and `plan add` defaulting like `oem add`.
  */
 import { execFile } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
- * A service on the same machine as PostgreSQL can reach it over its Unix socket, as the README
- * describes (RESULTS.md, issue 22, twenty-second step). The URL names the socket's directory as its
+ * A service on the same machine as PostgreSQL can reach it over its Unix socket, as
+ * docs/deployment.md describes (bench/history/2026-11-30-writev-and-unix-socket.md). The URL names the socket's directory as its
  * host, percent-encoded; every connection the service opens (its pool, the registry listener)
  * must take it.
  */

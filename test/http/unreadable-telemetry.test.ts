@@ -1,5 +1,5 @@
 /**
- * A stored telemetry row that cannot be read never turns a read into a 500 (issue 55): rows
+ * A stored telemetry row that cannot be read never turns a read into a 500: rows
  * written straight into the table with a malformed `flag`, a number column holding text (SQLite
  * keeps it) or NaN/Infinity (PostgreSQL's float8 takes them), and text longer than the intake
  * keeps. GET /vehicle-data/latest answers the vehicle's newest readable record instead, POST

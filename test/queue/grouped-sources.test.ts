@@ -1,7 +1,7 @@
 /**
  * The tracker gateway hands the intake one group of many trackers' deliveries (TrackerDirectory,
  * up to 5,000 records): queued, that group is one JetStream message per partition, not one per
- * tracker (issue 55 review), and each row still travels with its own source, so the writers
+ * tracker, and each row still travels with its own source, so the writers
  * check every row against the tracker that delivered it, not against any source of the message.
  * Real NATS server, real intake and writers, real database.
  */

@@ -1,5 +1,5 @@
 /**
- * The ingest queue behind NATS authentication and TLS (issue 55): real nats-server processes
+ * The ingest queue behind NATS authentication and TLS: real nats-server processes
  * that require a user and password, a token, an NKey, a `.creds` file (operator mode, with JWTs
  * signed here), or TLS with a client certificate (a throwaway CA made with openssl). With the right settings, read from the environment as the
  * service reads them, the queue opens; with wrong ones the start fails with one line that says

@@ -1,5 +1,5 @@
 /**
- * The writers do not trust the ingest queue (issue 55): anyone who may publish to its subjects
+ * The writers do not trust the ingest queue: anyone who may publish to its subjects
  * could put any bytes there. Hand-made hostile messages published straight to JetStream (garbage,
  * a VIN of another automaker than the source named, a malformed flag, an out-of-range value, a
  * column that is not telemetry, a message that names no source) are refused by real writers

@@ -3,7 +3,7 @@
  * answered by the primary key, whatever PostgreSQL's statistics say. With the state compared
  * plainly (a literal, or a parameter, which a custom plan sees), PostgreSQL could answer them
  * from the partial index of Pending rows and read every Pending row to find a few ids: a
- * prepared initiation update did for every creation (issue 22). Here the tables hold thousands
+ * prepared initiation update did for every creation (docs/decisions/0021). Here the tables hold thousands
  * of Pending rows and no statistics (never analyzed, as before autovacuum gets to them), each
  * statement runs often enough on one connection for its plan to go generic, and the partial
  * indexes must not have been read at all.

@@ -1,6 +1,6 @@
 /**
  * A store whose statements are counted: what a pass costs the database, as a number a test can
- * assert (issue 22: idle passes of the background workers). Counts what the query builder runs,
+ * assert (idle passes of the background workers, docs/decisions/0025). Counts what the query builder runs,
  * one per statement however many subqueries it holds; a transaction's begin and commit are not
  * statements of the builder and are not counted.
  */
