@@ -9,7 +9,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { StoreConnection } from '../store/connection.js';
 import { lastEventPosition } from '../store/events-queries.js';
-import { PENDING } from '../store/webhook-queries.js';
+import { countPendingDeliveries, oldestDueDeliveryAt } from '../store/webhooks/deliveries.js';
+import { countWebhookEndpointsByStatus } from '../store/webhooks/endpoints.js';
+import { slowestStreamPosition } from '../store/webhooks/streams.js';
 import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-dispatcher.js';
 
 export class WebhookMetrics implements WebhookObserver {
@@ -23,33 +25,31 @@ export class WebhookMetrics implements WebhookObserver {
     new Gauge({
       name: 'webhook_deliveries_pending', help: 'Webhook deliveries waiting for an attempt (due or retrying later)', registers,
       async collect() {
-        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number | string>().as('n')).where('status', '=', PENDING).executeTakeFirst();
-        this.set(Number(row?.n ?? 0));
+        this.set(await countPendingDeliveries(store.db));
       },
     });
     new Gauge({
       name: 'webhook_oldest_due_seconds', help: 'How long the longest-waiting due delivery has been due', registers,
       async collect() {
         const at = now();
-        const row = await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due'))
-          .where('status', '=', PENDING).where('next_attempt_at', '<=', at).executeTakeFirst();
-        this.set(row?.due == null ? 0 : Math.max(0, (at - Number(row.due)) / 1000));
+        const due = await oldestDueDeliveryAt(store.db, at);
+        this.set(due === undefined ? 0 : Math.max(0, (at - due) / 1000));
       },
     });
     new Gauge({
       name: 'webhook_stream_lag_events', help: 'Outbox events the slowest enabled webhook endpoint has not had its first attempt at (every company\'s, counted)', registers,
       async collect() {
         const last = await lastEventPosition(store);
-        const row = await store.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.min('stream_position').as('slowest')).where('status', '=', 'enabled').executeTakeFirst();
-        this.set(row?.slowest == null ? 0 : Math.max(0, last - Number(row.slowest)));
+        const slowest = await slowestStreamPosition(store.db);
+        this.set(slowest === undefined ? 0 : Math.max(0, last - slowest));
       },
     });
     new Gauge({
       name: 'webhook_endpoints', help: 'Webhook endpoints by status', labelNames: ['status'] as const, registers,
       async collect() {
-        const rows = await store.db.selectFrom('webhook_endpoints').select(['status', (eb) => eb.fn.countAll<number | string>().as('n')]).groupBy('status').execute();
+        const counts = await countWebhookEndpointsByStatus(store.db);
         this.reset();
-        for (const r of rows) this.set({ status: r.status }, Number(r.n));
+        for (const [status, n] of counts) this.set({ status }, n);
       },
     });
   }

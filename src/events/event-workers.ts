@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
 import { deleteEventsBefore } from '../store/events-queries.js';
-import { deleteWebhookHistoryBefore } from '../store/webhook-queries.js';
+import { deleteWebhookHistoryBefore } from '../store/webhooks/history-retention.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { runPresenceOnce, type PresenceSettings } from './vehicle-presence.js';
 

@@ -7,6 +7,7 @@ import {
   attemptLog, createEndpoint, endpointResource, listEndpoints, ownEndpoint, pingEndpoint, recoverEndpoint, removeEndpoint, rotateSecret,
   verifyEndpoint, type WebhookDeps,
 } from '../webhooks/webhook-endpoints.js';
+import { findWebhookEndpoint } from '../store/webhooks/endpoints.js';
 import { principalOf } from './authenticate-hook.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -36,7 +37,7 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
       return { companyId, applicationId };
     };
     const verifySoon = (id: string) => {
-      void ownEndpointById(id).then((row) => row && verifyEndpoint(deps, row)).catch((error: unknown) => logger.error({ err: error, endpoint: id }, 'webhook verification could not run'));
+      void findWebhookEndpoint(deps.store.db, id).then((row) => row && verifyEndpoint(deps, row)).catch((error: unknown) => logger.error({ err: error, endpoint: id }, 'webhook verification could not run'));
     };
     // Each of these sends a request to the endpoint's URL: at most one per endpoint every few
     // seconds, so the service is nobody's request cannon.
@@ -51,7 +52,6 @@ export function webhookRoutes(deps: WebhookDeps, logger: FastifyBaseLogger): Fas
       if (lastSent.size >= 10_000) lastSent.clear();
       lastSent.set(id, now);
     };
-    const ownEndpointById = async (id: string) => deps.store.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 
     app.post('/webhook-endpoints', {
       config: {

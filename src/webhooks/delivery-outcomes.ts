@@ -17,7 +17,10 @@ import { shouldDisable } from '../domain/webhook-retry.js';
 import type { Db } from '../store/connection.js';
 import type { DialectCapabilities } from '../store/dialect.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../store/schema.js';
-import { advanceStream, insertDeliveries, insertWebhookAttempts, recordEndpointRun, settleDeliveries, type DeliverySettlement } from '../store/webhook-queries.js';
+import { insertWebhookAttempts } from '../store/webhooks/attempts.js';
+import { insertDeliveries, settleDeliveries, type DeliverySettlement } from '../store/webhooks/deliveries.js';
+import { recordEndpointRun } from '../store/webhooks/endpoints.js';
+import { advanceStream } from '../store/webhooks/streams.js';
 
 /** One attempt's end, a delivery settled without an attempt, or a stream moving past what it need not send. */
 export interface DeliveryOutcome {

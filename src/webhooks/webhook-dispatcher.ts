@@ -28,10 +28,10 @@ import type { Clock } from '../domain/clock.js';
 import { dependsOnDatapoints, eventAsSeenBy } from '../domain/event-visibility.js';
 import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents, numberedThrough, readFeedAfter } from '../store/events-queries.js';
-import {
-  acquireStreams, claimDeliveries, disableWebhookEndpoint, dispatcherNews, dueDeliveries, failPendingDeliveries, findWebhookEndpoints, releaseDeliveries, releaseStreams, renewStreams,
-  type DeliverySettlement, type DueDelivery, type WebhookEndpointRow,
-} from '../store/webhook-queries.js';
+import { claimDeliveries, dueDeliveries, failPendingDeliveries, releaseDeliveries, type DeliverySettlement, type DueDelivery } from '../store/webhooks/deliveries.js';
+import { dispatcherNews } from '../store/webhooks/dispatcher-news.js';
+import { disableWebhookEndpoint, findWebhookEndpoints, type WebhookEndpointRow } from '../store/webhooks/endpoints.js';
+import { acquireStreams, releaseStreams, renewStreams } from '../store/webhooks/streams.js';
 import { findApplicationById } from '../store/applications-queries.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { datapointAllowances } from '../events/datapoint-allowances.js';

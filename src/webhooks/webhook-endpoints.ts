@@ -21,10 +21,12 @@ import type { Insertable } from 'kysely';
 import type { StoreConnection } from '../store/connection.js';
 import type { WebhookAttemptsTable } from '../store/schema.js';
 import { lastEventPosition, numberCommittedEvents } from '../store/events-queries.js';
+import { insertWebhookAttempt, listWebhookAttempts } from '../store/webhooks/attempts.js';
+import { insertDeliveries } from '../store/webhooks/deliveries.js';
 import {
-  countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertDeliveries, insertWebhookAttempt, insertWebhookEndpoint, listWebhookAttempts,
-  listWebhookEndpoints, receivedEventIds, requeueDeliveries, updateWebhookEndpoint, type WebhookEndpointRow,
-} from '../store/webhook-queries.js';
+  countWebhookEndpoints, deleteWebhookEndpoint, findWebhookEndpoint, insertWebhookEndpoint, listWebhookEndpoints, updateWebhookEndpoint, type WebhookEndpointRow,
+} from '../store/webhooks/endpoints.js';
+import { eventsPassedByStream, receivedEventIds, requeueDeliveries } from '../store/webhooks/recovery.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
 /** Types an endpoint may subscribe to: every D12 type but the webhook's own, which every endpoint gets. */
@@ -292,12 +294,8 @@ export async function recoverEndpoint(deps: WebhookDeps, owner: Owner, id: strin
 export async function queueMissedEvents(store: StoreConnection, row: WebhookEndpointRow, since: number, now: number): Promise<{ queued: number }> {
   await numberCommittedEvents(store);
   const types = JSON.parse(row.event_types) as string[];
-  let query = store.db.selectFrom('events').select(['id', 'position', 'company_id', 'application_id', 'type'])
-    .where('company_id', '=', row.company_id).where('created_at', '>=', since).where('position', 'is not', null)
-    .where('position', '<=', (eb) => eb.selectFrom('webhook_endpoints').select('stream_position').where('id', '=', row.id));
-  if (!types.includes('*')) query = query.where('type', 'in', types);
   const viewer = { companyId: row.company_id, applicationId: row.application_id };
-  const events = (await query.orderBy('position').limit(MAX_RECOVERED).execute())
+  const events = (await eventsPassedByStream(store.db, { id: row.id, companyId: row.company_id, types: types.includes('*') ? undefined : types }, since, MAX_RECOVERED))
     .filter((e) => mayConcern({ companyId: e.company_id, applicationId: e.application_id }, viewer));
   const received = await receivedEventIds(store.db, row.id, events);
   const missing = events.filter((e) => !received.has(e.id)).map((e) => e.id);

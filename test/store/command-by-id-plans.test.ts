@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { finishCommandRows, markInitiatedRows, pollCommandNow } from '../../src/store/commands-queries.js';
-import { claimDeliveries } from '../../src/store/webhook-queries.js';
+import { claimDeliveries } from '../../src/store/webhooks/deliveries.js';
 import { claimDeviceCommand, refuseDeviceCommand } from '../../src/store/device-commands-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';

@@ -9,7 +9,7 @@ import { appendEvents, numberCommittedEvents } from '../../src/store/events-quer
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openStore } from '../../src/store/open-store.js';
-import { receivedEventIds } from '../../src/store/webhook-queries.js';
+import { receivedEventIds } from '../../src/store/webhooks/recovery.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 
 describe.each(DATABASE_KINDS)('migration 0014 on %s', (kind) => {

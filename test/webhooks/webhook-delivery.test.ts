@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { verifyWebhook } from '../../src/domain/webhook-signature.js';
 import { appendEvents } from '../../src/store/events-queries.js';
-import { dispatcherNews } from '../../src/store/webhook-queries.js';
+import { dispatcherNews } from '../../src/store/webhooks/dispatcher-news.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
