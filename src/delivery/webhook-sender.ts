@@ -12,7 +12,7 @@ import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { DialPolicy } from '../domain/dial-policy.js';
 import { guardedLookup, refusedLiteral } from '../oem/dial-guard.js';
-import type { TransportAnswer, TransportOptions } from '../webhooks/webhook-endpoints.js';
+import type { TransportAnswer, TransportOptions } from '../webhooks/webhook-transport.js';
 
 /** What of an answer is looked at (the start of the body only when asked for: `readBytes`). */
 export type SentAnswer = TransportAnswer;

@@ -8,7 +8,7 @@ import type { RateLimitSettings, SharedRateStore } from './rate-limits.js';
 import type { TrustProxy } from '../domain/trust-proxy.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { IngestSummary } from './ingest-summary.js';
-import type { WebhookDeps } from '../webhooks/webhook-endpoints.js';
+import type { WebhookDeps } from '../webhooks/webhook-deps.js';
 import type { StateSettings } from '../domain/vehicle-state.js';
 import type { ConsoleSettings } from './console/console-settings.js';
 import type { TelemetrySink } from '../intake/accept-telemetry.js';

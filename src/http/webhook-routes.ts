@@ -3,10 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ACCEPTED_DATE_FORMATS, EVENT_TYPES, parseInputDate } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
-import {
-  attemptLog, createEndpoint, endpointResource, listEndpoints, ownEndpoint, pingEndpoint, recoverEndpoint, removeEndpoint, rotateSecret,
-  verifyEndpoint, type WebhookDeps,
-} from '../webhooks/webhook-endpoints.js';
+import { attemptLog } from '../webhooks/endpoints/attempt-log.js';
+import { endpointResource, ownEndpoint } from '../webhooks/endpoints/endpoint-resource.js';
+import { createEndpoint, listEndpoints, removeEndpoint } from '../webhooks/endpoints/manage-endpoints.js';
+import { pingEndpoint } from '../webhooks/endpoints/ping-endpoint.js';
+import { recoverEndpoint } from '../webhooks/endpoints/recover-endpoint.js';
+import { rotateSecret } from '../webhooks/endpoints/rotate-secret.js';
+import { verifyEndpoint } from '../webhooks/endpoints/verify-endpoint.js';
+import type { WebhookDeps } from '../webhooks/webhook-deps.js';
 import { findWebhookEndpoint } from '../store/webhooks/endpoints.js';
 import { principalOf } from './authenticate-hook.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';

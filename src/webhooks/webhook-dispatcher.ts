@@ -38,7 +38,8 @@ import { datapointAllowances } from '../events/datapoint-allowances.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { DeliveryOutcomes, type DeliveryOutcome } from './delivery-outcomes.js';
 import { StreamWindow } from './stream-window.js';
-import { postSigned, signingSecrets, type WebhookDeps } from './webhook-endpoints.js';
+import { postSigned, signingSecrets } from './post-signed.js';
+import type { WebhookDeps } from './webhook-deps.js';
 
 /** A lane holds at most this many rounds of its endpoint's slots of claimed delivery rows. */
 const LANE_ROUNDS = 4;

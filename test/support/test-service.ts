@@ -8,7 +8,7 @@ import { ThreadedWebhookSender } from '../../src/delivery/threaded-webhook-sende
 import { WebhookSender } from '../../src/delivery/webhook-sender.js';
 import { allowListOf, webhookDialPolicy } from '../../src/domain/webhook-url.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
-import type { WebhookDeps } from '../../src/webhooks/webhook-endpoints.js';
+import type { WebhookDeps } from '../../src/webhooks/webhook-deps.js';
 import { DEFAULT_WEBHOOK_TIMING, type WebhookSettings } from '../../src/webhooks/webhook-settings.js';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';

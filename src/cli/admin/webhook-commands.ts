@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { parseInputDate } from '../../domain/time.js';
 import { failPendingDeliveries, pendingDeliveryCounts } from '../../store/webhooks/deliveries.js';
 import { findWebhookEndpoint, listAllWebhookEndpoints, updateWebhookEndpoint } from '../../store/webhooks/endpoints.js';
-import { queueMissedEvents } from '../../webhooks/webhook-endpoints.js';
+import { queueMissedEvents } from '../../webhooks/endpoints/recover-endpoint.js';
 import { emit, table, UsageError } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
 
