@@ -86,3 +86,37 @@ export function healthAfter(health: EndpointHealth, outcome: 'success' | 'failur
 export function shouldDisable(health: EndpointHealth, nowMs: number, disableAfterMs: number): boolean {
   return health.failingSince !== null && nowMs - health.failingSince >= disableAfterMs;
 }
+
+/** What came back from one post: an HTTP status and its Retry-After, or, when none came, the kind of failure. */
+export interface AttemptAnswer {
+  readonly status: number | undefined;
+  readonly retryAfter: string | undefined;
+  readonly error: string | undefined;
+}
+
+/** What one attempt's end makes of its delivery, and what it says of the endpoint. */
+export interface AttemptSettlement {
+  readonly status: 'succeeded' | 'pending' | 'failed';
+  /** When the next attempt is due; the attempt's own instant when there is none. */
+  readonly nextAttemptAt: number;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  readonly health: 'success' | 'failure' | 'gone';
+}
+
+/**
+ * The outcome of attempt number `attempts` (1 for the first) at `at`: a 2xx succeeded; a 410
+ * failed for good (the endpoint is gone); anything else, and no answer at all, is retried on the
+ * schedule until it is used up, except a refused address, which will not be allowed later.
+ */
+export function settleAttempt(answer: AttemptAnswer, attempts: number, at: number, random: () => number): AttemptSettlement {
+  if (answer.status === undefined) {
+    const next = answer.error === 'refused' ? undefined : nextAttemptAt(attempts, at, random);
+    return { status: next === undefined ? 'failed' : 'pending', nextAttemptAt: next ?? at, lastStatus: null, lastError: answer.error ?? 'connection', health: 'failure' };
+  }
+  const outcome = classifyAnswer(answer.status, answer.retryAfter, at);
+  if (outcome.kind === 'success') return { status: 'succeeded', nextAttemptAt: at, lastStatus: answer.status, lastError: null, health: 'success' };
+  if (outcome.kind === 'gone') return { status: 'failed', nextAttemptAt: at, lastStatus: answer.status, lastError: 'gone', health: 'gone' };
+  const next = nextAttemptAt(attempts, at, random, outcome.retryAfterMs);
+  return { status: next === undefined ? 'failed' : 'pending', nextAttemptAt: next ?? at, lastStatus: answer.status, lastError: outcome.reason, health: 'failure' };
+}

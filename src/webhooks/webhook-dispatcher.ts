@@ -26,9 +26,9 @@ import type { ServiceEvent } from '@telematics/contract';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { dependsOnDatapoints, eventAsSeenBy } from '../domain/event-visibility.js';
-import { classifyAnswer, nextAttemptAt } from '../domain/webhook-retry.js';
+import { settleAttempt } from '../domain/webhook-retry.js';
 import { findEventsByIds, numberCommittedEvents, numberedThrough, readFeedAfter } from '../store/events-queries.js';
-import { claimDeliveries, dueDeliveries, failPendingDeliveries, releaseDeliveries, type DeliverySettlement, type DueDelivery } from '../store/webhooks/deliveries.js';
+import { claimDeliveries, dueDeliveries, failPendingDeliveries, releaseDeliveries, type DueDelivery } from '../store/webhooks/deliveries.js';
 import { dispatcherNews } from '../store/webhooks/dispatcher-news.js';
 import { disableWebhookEndpoint, findWebhookEndpoints, type WebhookEndpointRow } from '../store/webhooks/endpoints.js';
 import { acquireStreams, releaseStreams, renewStreams } from '../store/webhooks/streams.js';
@@ -687,38 +687,21 @@ export class WebhookDispatcher {
     const attempts = item.kind === 'retry' ? item.delivery.attempts + 1 : 1;
     const at = this.#clock.now();
     this.#observer?.attempt(resultOf(sent.status, sent.error), sent.durationMs / 1000);
-    let result: Omit<DeliverySettlement, 'id' | 'attempts'>;
-    let health: 'success' | 'failure' | 'gone';
-    if (sent.status === undefined) {
-      // A refused address is not retried: it will not be allowed later.
-      const next = sent.error === 'refused' ? undefined : nextAttemptAt(attempts, at, Math.random);
-      result = { status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: null, last_error: sent.error ?? 'connection' };
-      health = 'failure';
-    } else {
-      const outcome = classifyAnswer(sent.status, sent.retryAfter, at);
-      if (outcome.kind === 'success') {
-        result = { status: 'succeeded', next_attempt_at: at, last_status: sent.status, last_error: null };
-        health = 'success';
-      } else if (outcome.kind === 'gone') {
-        // Gone means stop now, not after the outcome is written: nothing more starts for it here.
-        lane.stoppedAt = at;
-        void this.#giveBack(this.#emptyLane(lane));
-        result = { status: 'failed', next_attempt_at: at, last_status: sent.status, last_error: 'gone' };
-        health = 'gone';
-      } else {
-        const next = nextAttemptAt(attempts, at, Math.random, outcome.retryAfterMs);
-        result = { status: next === undefined ? 'failed' : 'pending', next_attempt_at: next ?? at, last_status: sent.status, last_error: outcome.reason };
-        health = 'failure';
-      }
+    const { health, ...settled } = settleAttempt(sent, attempts, at, Math.random);
+    if (health === 'gone') {
+      // Gone means stop now, not after the outcome is written: nothing more starts for it here.
+      lane.stoppedAt = at;
+      void this.#giveBack(this.#emptyLane(lane));
     }
+    const result = { status: settled.status, next_attempt_at: settled.nextAttemptAt, last_status: settled.lastStatus, last_error: settled.lastError };
     if (item.kind === 'retry') {
       this.#outcomes.add({ endpointId: row.id, attempt, health, at, settlement: { id: item.delivery.id, attempts, ...result } });
       return;
     }
     // A first attempt: a success needs nothing more than the attempt log; anything else, a row to go on from.
     const retry = health === 'success' ? undefined : {
-      id: randomUUID(), endpoint_id: row.id, event_id: item.event.id, status: result.status!, attempts, next_attempt_at: result.next_attempt_at!,
-      lease_owner: null, lease_until: null, last_status: result.last_status ?? null, last_error: result.last_error ?? null, created_at: at, updated_at: at,
+      id: randomUUID(), endpoint_id: row.id, event_id: item.event.id, attempts, ...result,
+      lease_owner: null, lease_until: null, created_at: at, updated_at: at,
     };
     item.tenure.window.finish(item.position);
     this.#advance(lane, item.tenure, at, { attempt, health, retry });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  classifyAnswer, healthAfter, MAX_RETRY_AFTER_MS, nextAttemptAt, RETRY_SCHEDULE_MS, shouldDisable, type EndpointHealth,
+  classifyAnswer, healthAfter, MAX_RETRY_AFTER_MS, nextAttemptAt, RETRY_SCHEDULE_MS, settleAttempt, shouldDisable, type EndpointHealth,
 } from '../../src/domain/webhook-retry.js';
 
 const T0 = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -131,5 +131,44 @@ describe('endpoint health', () => {
     }
     health = healthAfter(health, 'success', T0 + HOUR);
     for (const later of [HOUR, 120 * HOUR, 1000 * HOUR]) expect(shouldDisable(health, T0 + later, 120 * HOUR)).toBe(false);
+  });
+});
+
+describe('settleAttempt', () => {
+  const answered = (status: number, retryAfter?: string) => ({ status, retryAfter, error: undefined });
+  const unanswered = (error: string | undefined) => ({ status: undefined, retryAfter: undefined, error });
+
+  it('when the receiver answers 2xx, then the delivery succeeded and the endpoint is healthy', () => {
+    for (const status of [200, 204, 299]) {
+      expect(settleAttempt(answered(status), 3, T0, middle)).toEqual({ status: 'succeeded', nextAttemptAt: T0, lastStatus: status, lastError: null, health: 'success' });
+    }
+  });
+
+  it('when the receiver answers 410, then the delivery failed for good and the endpoint is gone, however many attempts are left', () => {
+    expect(settleAttempt(answered(410, '60'), 1, T0, middle)).toEqual({ status: 'failed', nextAttemptAt: T0, lastStatus: 410, lastError: 'gone', health: 'gone' });
+  });
+
+  it('when the receiver answers another status, then the next attempt follows the schedule with the status as the reason', () => {
+    expect(settleAttempt(answered(500), 2, T0, middle)).toEqual({ status: 'pending', nextAttemptAt: T0 + RETRY_SCHEDULE_MS[2]!, lastStatus: 500, lastError: 'HTTP 500', health: 'failure' });
+    expect(settleAttempt(answered(302), 1, T0, () => 0)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + Math.round(RETRY_SCHEDULE_MS[1]! * 0.8), lastError: 'HTTP 302' });
+  });
+
+  it('when a 429 or 503 asks for later than the schedule, then the next attempt waits that long', () => {
+    expect(settleAttempt(answered(429, '1200'), 2, T0, middle)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 1_200_000, lastStatus: 429, lastError: 'HTTP 429' });
+    expect(settleAttempt(answered(503, '1'), 3, T0, middle)).toMatchObject({ nextAttemptAt: T0 + RETRY_SCHEDULE_MS[3]! });
+  });
+
+  it('when the schedule is used up, then the delivery failed, due at the attempt itself', () => {
+    expect(settleAttempt(answered(500), RETRY_SCHEDULE_MS.length, T0, middle)).toEqual({ status: 'failed', nextAttemptAt: T0, lastStatus: 500, lastError: 'HTTP 500', health: 'failure' });
+    expect(settleAttempt(unanswered('timeout'), RETRY_SCHEDULE_MS.length, T0, middle)).toMatchObject({ status: 'failed', nextAttemptAt: T0, lastError: 'timeout' });
+  });
+
+  it('when no answer came, then it is retried with its kind as the reason, a connection failure when none is known', () => {
+    expect(settleAttempt(unanswered('timeout'), 1, T0, middle)).toEqual({ status: 'pending', nextAttemptAt: T0 + RETRY_SCHEDULE_MS[1]!, lastStatus: null, lastError: 'timeout', health: 'failure' });
+    expect(settleAttempt(unanswered(undefined), 1, T0, middle)).toMatchObject({ status: 'pending', lastError: 'connection', health: 'failure' });
+  });
+
+  it('when the address was refused, then it is not retried: it will not be allowed later', () => {
+    expect(settleAttempt(unanswered('refused'), 1, T0, middle)).toEqual({ status: 'failed', nextAttemptAt: T0, lastStatus: null, lastError: 'refused', health: 'failure' });
   });
 });
