@@ -12,7 +12,7 @@ import { lastEventPosition } from '../store/events-queries.js';
 import { countPendingDeliveries, oldestDueDeliveryAt } from '../store/webhooks/deliveries.js';
 import { countWebhookEndpointsByStatus } from '../store/webhooks/endpoints.js';
 import { slowestStreamPosition } from '../store/webhooks/streams.js';
-import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-dispatcher.js';
+import type { AttemptResult, WebhookObserver } from '../webhooks/webhook-observer.js';
 
 export class WebhookMetrics implements WebhookObserver {
   readonly #attempts: Counter<'result'>;

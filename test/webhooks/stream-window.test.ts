@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { timeOrderedId } from '../../src/domain/time-ordered-id.js';
-import { StreamWindow } from '../../src/webhooks/stream-window.js';
+import { StreamWindow } from '../../src/webhooks/dispatch/stream-window.js';
 
 describe('stream window', () => {
   it('when nothing kept was read, then the frontier is the read position', () => {

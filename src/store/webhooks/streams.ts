@@ -37,8 +37,8 @@ export function streamFree(now: number, { owner, reclaim }: { owner: string; rec
 }
 
 /**
- * Takes up to `limit` enabled endpoints' streams nobody holds (never held, lease lapsed, or an
- * earlier tenure of this owner's it let go of: `reclaim`), for the tenure `token`. Answers the
+ * Takes up to `limit` enabled endpoints' streams nobody holds (never held, lease lapsed, or one
+ * this owner let go of under an earlier lease: `reclaim`), leasing them as `token`. Answers the
  * endpoints taken, with the position each stream starts from.
  */
 export async function acquireStreams(db: Db, take: { owner: string; token: string; now: number; leaseUntil: number; limit: number; reclaim: readonly string[] }): Promise<WebhookEndpointRow[]> {
@@ -50,7 +50,7 @@ export async function acquireStreams(db: Db, take: { owner: string; token: strin
     .where('id', 'in', candidates.map((c) => c.id)).where(free).returningAll().execute();
 }
 
-/** Extends the leases of streams these tenures still hold; answers the endpoints kept (the others were lost, disabled or their application disabled). */
+/** Extends the leases of streams still held as these tokens; answers the endpoints kept (the others were lost, disabled or their application disabled). */
 export async function renewStreams(db: Db, held: ReadonlyArray<{ id: string; token: string }>, leaseUntil: number): Promise<Set<string>> {
   const kept = new Set<string>();
   for (let i = 0; i < held.length; i += 500) {

@@ -8,19 +8,19 @@
  * Nothing is lost by waiting: until its outcome is written, a delivery stays leased to this
  * process and a stream's position stays before the event, and if the process dies first the
  * lease lapses and the event is sent again with the same `webhook-id` (at least once, D12). A
- * write that fails loses its stream advances' tenures: their retry rows may be missing, so the
+ * write that fails loses the stream leases it advanced: their retry rows may be missing, so the
  * stream starts again from the position written last.
  */
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
-import { shouldDisable } from '../domain/webhook-retry.js';
-import type { Db } from '../store/connection.js';
-import type { DialectCapabilities } from '../store/dialect.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../store/schema.js';
-import { insertWebhookAttempts } from '../store/webhooks/attempts.js';
-import { insertDeliveries, settleDeliveries, type DeliverySettlement } from '../store/webhooks/deliveries.js';
-import { recordEndpointRun } from '../store/webhooks/endpoints.js';
-import { advanceStream } from '../store/webhooks/streams.js';
+import { shouldDisable } from '../../domain/webhook-retry.js';
+import type { Db } from '../../store/connection.js';
+import type { DialectCapabilities } from '../../store/dialect.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../store/schema.js';
+import { insertWebhookAttempts } from '../../store/webhooks/attempts.js';
+import { insertDeliveries, settleDeliveries, type DeliverySettlement } from '../../store/webhooks/deliveries.js';
+import { recordEndpointRun } from '../../store/webhooks/endpoints.js';
+import { advanceStream } from '../../store/webhooks/streams.js';
 
 /** One attempt's end, a delivery settled without an attempt, or a stream moving past what it need not send. */
 export interface DeliveryOutcome {
@@ -29,9 +29,9 @@ export interface DeliveryOutcome {
   readonly settlement?: DeliverySettlement | undefined;
   /** A first attempt that failed: the delivery row its retries go by. */
   readonly retry?: Insertable<WebhookDeliveriesTable> | undefined;
-  /** The stream tenure the outcome belongs to (an attempt of its events, or its advance). */
+  /** The stream lease (its token) the outcome belongs to (an attempt of its events, or its advance). */
   readonly stream?: string | undefined;
-  /** The endpoint's stream has finished everything through `position` (tenure `token`). */
+  /** The endpoint's stream has finished everything through `position` (lease `token`). */
   readonly advance?: { readonly token: string; readonly position: number } | undefined;
   readonly attempt: Insertable<WebhookAttemptsTable> | undefined;
   /** What the attempt says of the endpoint; undefined when there was no attempt. */
@@ -58,7 +58,7 @@ export interface OutcomeWriterOptions {
   readonly logger: Logger;
   /** Called after a write for each endpoint to disable: gone (410) or failing too long. */
   readonly disable: (endpointId: string, reason: 'gone' | 'failing', at: number) => Promise<void>;
-  /** Called when a write with this stream tenure's advance failed: the tenure must start over. */
+  /** Called when a write with this stream lease's advance failed: the stream must start over. */
   readonly streamLost: (endpointId: string, token: string) => void;
 }
 
@@ -69,7 +69,7 @@ export class DeliveryOutcomes {
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #disabling = new Set<Promise<void>>();
-  /** Stream tenures (`endpoint token`) whose advances are no longer written (a write of theirs failed). */
+  /** Stream leases (`endpoint token`) whose advances are no longer written (a write of theirs failed). */
   readonly #lost = new Set<string>();
 
   constructor(options: OutcomeWriterOptions) {
@@ -138,7 +138,7 @@ export class DeliveryOutcomes {
       }
       if (outcome.retry) retries.push(outcome.retry);
       if (advance !== undefined && !this.#lost.has(`${outcome.endpointId} ${advance.token}`)) {
-        // Tenures of one endpoint end in order: the last one added is the one holding it.
+        // Leases of one endpoint end in order: the last one added is the one holding it.
         const last = advances.get(outcome.endpointId);
         if (last === undefined || last.token !== advance.token || last.position < advance.position) advances.set(outcome.endpointId, advance);
       }
