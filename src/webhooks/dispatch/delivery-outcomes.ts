@@ -11,33 +11,15 @@
  * write that fails loses the stream leases it advanced: their retry rows may be missing, so the
  * stream starts again from the position written last.
  */
-import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import { shouldDisable } from '../../domain/webhook-retry.js';
 import type { Db } from '../../store/connection.js';
 import type { DialectCapabilities } from '../../store/dialect.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../store/schema.js';
 import { insertWebhookAttempts } from '../../store/webhooks/attempts.js';
-import { insertDeliveries, settleDeliveries, type DeliverySettlement } from '../../store/webhooks/deliveries.js';
+import { insertDeliveries, settleDeliveries } from '../../store/webhooks/deliveries.js';
 import { recordEndpointRun } from '../../store/webhooks/endpoints.js';
 import { advanceStream } from '../../store/webhooks/streams.js';
-
-/** One attempt's end, a delivery settled without an attempt, or a stream moving past what it need not send. */
-export interface DeliveryOutcome {
-  readonly endpointId: string;
-  /** A retried delivery's next state (it is leased to this process). */
-  readonly settlement?: DeliverySettlement | undefined;
-  /** A first attempt that failed: the delivery row its retries go by. */
-  readonly retry?: Insertable<WebhookDeliveriesTable> | undefined;
-  /** The stream lease (its token) the outcome belongs to (an attempt of its events, or its advance). */
-  readonly stream?: string | undefined;
-  /** The endpoint's stream has finished everything through `position` (lease `token`). */
-  readonly advance?: { readonly token: string; readonly position: number } | undefined;
-  readonly attempt: Insertable<WebhookAttemptsTable> | undefined;
-  /** What the attempt says of the endpoint; undefined when there was no attempt. */
-  readonly health: 'success' | 'failure' | 'gone' | undefined;
-  readonly at: number;
-}
+import { batchOutcomes, leaseKey, type DeliveryOutcome } from './outcome-batch.js';
 
 /** Outcomes written at once at most; more wait for the next write. */
 const MAX_BATCH = 500;
@@ -94,8 +76,8 @@ export class DeliveryOutcomes {
         this.#options.logger.error({ err: error, outcomes: batch.length }, 'webhook outcomes could not be written; their leases will lapse and they will be sent again');
         // Before the next write: its advances may pass events whose retry rows were in this one.
         for (const { endpointId, stream } of batch) {
-          if (stream === undefined || this.#lost.has(`${endpointId} ${stream}`)) continue;
-          this.#lost.add(`${endpointId} ${stream}`);
+          if (stream === undefined || this.#lost.has(leaseKey(endpointId, stream))) continue;
+          this.#lost.add(leaseKey(endpointId, stream));
           this.#options.streamLost(endpointId, stream);
         }
       });
@@ -119,44 +101,7 @@ export class DeliveryOutcomes {
   async #write(batch: readonly DeliveryOutcome[]): Promise<void> {
     const { db, owner, disableAfterMs } = this.#options;
     const at = batch.at(-1)!.at;
-    const succeeded = new Map<number, string[]>();
-    const others: DeliverySettlement[] = [];
-    const attempts: Insertable<WebhookAttemptsTable>[] = [];
-    const retries: Insertable<WebhookDeliveriesTable>[] = [];
-    const advances = new Map<string, { token: string; position: number }>();
-    const runs = new Map<string, { anySuccess: boolean; failedFrom: number | undefined; gone: boolean }>();
-    for (const outcome of batch) {
-      const { settlement, advance } = outcome;
-      if (settlement === undefined) {
-        // A first attempt's outcome.
-      } else if (settlement.status === 'succeeded' && typeof settlement.last_status === 'number') {
-        const ids = succeeded.get(settlement.last_status) ?? [];
-        ids.push(settlement.id);
-        succeeded.set(settlement.last_status, ids);
-      } else {
-        others.push(settlement);
-      }
-      if (outcome.retry) retries.push(outcome.retry);
-      if (advance !== undefined && !this.#lost.has(`${outcome.endpointId} ${advance.token}`)) {
-        // Leases of one endpoint end in order: the last one added is the one holding it.
-        const last = advances.get(outcome.endpointId);
-        if (last === undefined || last.token !== advance.token || last.position < advance.position) advances.set(outcome.endpointId, advance);
-      }
-      if (outcome.attempt) attempts.push(outcome.attempt);
-      if (outcome.health === undefined) continue;
-      const run = runs.get(outcome.endpointId) ?? { anySuccess: false, failedFrom: undefined, gone: false };
-      // In arrival order: a success ends the run's streak, the next failure starts another.
-      if (outcome.health === 'success') {
-        run.anySuccess = true;
-        run.failedFrom = undefined;
-      } else {
-        run.failedFrom ??= outcome.at;
-        run.gone ||= outcome.health === 'gone';
-      }
-      runs.set(outcome.endpointId, run);
-    }
-    // Endpoint rows in id order: two instances writing at once lock them in the same order.
-    const endpoints = [...new Set([...runs.keys(), ...advances.keys()])].sort();
+    const { succeeded, others, attempts, retries, advances, runs, endpoints } = batchOutcomes(batch, this.#lost);
     const write = () => db.transaction().execute(async (trx) => {
       const toDisable: Array<[string, 'gone' | 'failing']> = [];
       await insertWebhookAttempts(trx, this.#options.capabilities, attempts);

@@ -14,8 +14,9 @@ import { datapointAllowances } from '../../events/datapoint-allowances.js';
 import { numberedThrough, readFeedAfter } from '../../store/events-queries.js';
 import { acquireStreams, releaseStreams, renewStreams } from '../../store/webhooks/streams.js';
 import type { WebhookDeps } from '../webhook-deps.js';
-import type { DeliveryOutcome, DeliveryOutcomes } from './delivery-outcomes.js';
+import type { DeliveryOutcomes } from './delivery-outcomes.js';
 import { MIN_LEASE_MARGIN_MS, waitingOf, type EndpointQueue, type HeldStream, type QueuedSend } from './endpoint-queue.js';
+import type { DeliveryOutcome } from './outcome-batch.js';
 import type { SendSlots } from './send-slots.js';
 import { StreamWindow } from './stream-window.js';
 
