@@ -526,6 +526,24 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(text).toMatch(/^webhook_attempt_seconds_count 1$/m);
   });
 
+  it('when a retry has been due a while, then /metrics says how long the oldest due has waited, and 0 once none is due', async () => {
+    const { receiver: r, id } = await endpoint(auth.dispatch);
+    const registry = new Registry();
+    new WebhookMetrics(registry, svc.store, () => svc.clock.now());
+    const oldestDue = async () => Number(/^webhook_oldest_due_seconds (\S+)$/m.exec(await registry.metrics())?.[1]);
+    r.answer = (_, res) => { res.writeHead(500).end(); };
+    const event = draft({ type: 'vehicle.online', vin: ALPHA_VINS[0], companyId: 'alpha' });
+    await appendEvents(svc.store.db, [event], svc.clock.now());
+    await deliver();
+    expect(await oldestDue()).toBe(0); // retrying later: not due yet
+    svc.clock.advance(Number((await delivery(id, event.id)).next_attempt_at) - svc.clock.now() + 42_000);
+    expect(await oldestDue()).toBe(42);
+    r.answer = answerChallenge;
+    await deliver();
+    expect(await delivery(id, event.id)).toMatchObject({ status: 'succeeded' });
+    expect(await oldestDue()).toBe(0);
+  });
+
   it('when an endpoint missed events, then recover queues them again, not one it received at the first attempt, and a ping answers the receiver status only', async () => {
     const { receiver: r, id } = await endpoint(auth.dispatch);
     // Received at its first attempt: only the attempt log knows (no delivery row).
