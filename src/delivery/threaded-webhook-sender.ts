@@ -1,6 +1,6 @@
 /**
  * Webhooks sent from worker threads: the same transport interface as WebhookSender, with the HTTP work, a third of the dispatcher's thread per delivery
- * (building the request, the socket write, parsing the answer; profiled in bench/RESULTS.md),
+ * (building the request, the socket write, parsing the answer; docs/decisions/0013),
  * done in another thread. The dispatcher keeps the database, signing and bookkeeping.
  *
  * Posts made in one turn of the event loop go in one message, and answers come back the same

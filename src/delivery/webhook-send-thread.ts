@@ -8,7 +8,7 @@
  * Each endpoint's posts beyond its concurrency wait here, in its lane, and the next one starts as
  * soon as one ends: the receiver never waits for a message to reach the dispatcher's thread and
  * the next request to come back (two thread wake-ups an attempt, which held delivery to a fast
- * receiver at a third of what one thread posting alone reaches; bench/RESULTS.md).
+ * receiver at a third of what one thread posting alone reaches; docs/decisions/0013).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { allowListOf, webhookDialPolicy } from '../domain/webhook-url.js';
