@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { timeOrderedId } from '../dist/domain/time-ordered-id.js';
-import { insertCommands, markInitiatedRows } from '../dist/store/commands-queries.js';
+import { insertCommands } from '../dist/store/commands/insert.js';
+import { markInitiatedRows } from '../dist/store/commands/initiate.js';
 import { openStore } from '../dist/store/open-store.js';
 import { batchedRows } from '../dist/store/write-batcher.js';
 import { createFixture } from './lib/fixture.mjs';

@@ -24,7 +24,7 @@ import { floorExchange } from './floor-exchange.mjs';
 
 const require = createRequire(import.meta.url);
 const [port, oemUrl, vin, database] = process.argv.slice(2);
-/** The columns the service writes for a command created Pending (src/store/commands-queries.ts). */
+/** The columns the service writes for a command created Pending (src/store/commands/insert.ts). */
 const COLUMNS = ['id', 'application_id', 'company_id', 'vin', 'oem', 'command', 'status', 'detail', 'created_at', 'updated_at', 'deadline_at', 'code_attempts', 'poll_attempts'];
 const MAX_BATCH = 256;
 /**

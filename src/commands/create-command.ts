@@ -25,10 +25,11 @@ import type { Clock } from '../domain/clock.js';
 import { OemFailure, type ConnectorLookup } from '../domain/oem-connector.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
-import {
-  countWrongCode, findCommand, finishCommandRows, insertCommand, insertCommands, listConfirmations, markInitiatedRows, useConfirmation, type CommandRow,
-  type Initiation,
-} from '../store/commands-queries.js';
+import { countWrongCode, listConfirmations, useConfirmation } from '../store/commands/confirm.js';
+import { finishCommandRows } from '../store/commands/finish.js';
+import { markInitiatedRows, type Initiation } from '../store/commands/initiate.js';
+import { insertCommand, insertCommands } from '../store/commands/insert.js';
+import { findCommand, type CommandRow } from '../store/commands/read.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { batchedRows, batchedRowsInBackground } from '../store/write-batcher.js';

@@ -8,7 +8,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { formatSpacedLocal } from '../domain/time.js';
 import { isValidVin } from '../domain/vin.js';
 import type { Db } from '../store/connection.js';
-import { findCommand, listApplicationCommands } from '../store/commands-queries.js';
+import { findCommand, listApplicationCommands } from '../store/commands/read.js';
 import { COMMAND_ID } from './read-command.js';
 
 export async function listCommands(db: Db, applicationId: string, query: CommandHistoryQuery): Promise<CommandHistoryPage> {

@@ -3,7 +3,7 @@ import { isFinalStatus } from '../domain/command-status.js';
 import { commandStatusBody } from '../domain/events.js';
 import type { Principal } from '../auth/authenticate-bearer.js';
 import type { Db } from '../store/connection.js';
-import { findCommand } from '../store/commands-queries.js';
+import { findCommand } from '../store/commands/read.js';
 import { finishedCommand, rememberFinishedCommand, type CommandResource } from './finished-commands.js';
 
 /** A command id as this service issues them (a UUID, any case). */

@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { IGNITION_COMMANDS } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
-import { pollCommandNow } from '../store/commands-queries.js';
+import { pollCommandNow } from '../store/commands/poll.js';
 import {
   claimDeviceCommand, listUnsentDeviceCommands, recordDeviceAnswer, refuseDeviceCommand, withdrawClaimedDeviceCommand, type UnsentDeviceCommand,
 } from '../store/device-commands-queries.js';

@@ -9,7 +9,7 @@
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { findCommand } from '../store/commands-queries.js';
+import { findCommand } from '../store/commands/read.js';
 import type { Db } from '../store/connection.js';
 import { readSimulationValue, writeSimulationValue } from '../store/simulation-state-queries.js';
 import { SimulatedOemCloud, type AcceptedCommand } from './simulated-oem-cloud.js';

@@ -8,7 +8,7 @@ import { commandClient, sign, type CommandClient } from '../support/command-clie
 import { startTestService, type TestService } from '../support/test-service.js';
 import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
 import { CommandWorker } from '../../src/commands/command-worker.js';
-import { claimDueCommands } from '../../src/store/commands-queries.js';
+import { claimDueCommands } from '../../src/store/commands/claim-due.js';
 import { countedStore } from '../support/statement-count.js';
 
 const VIN = ALPHA_VINS[0];

@@ -11,7 +11,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
-import { finishCommandRows, markInitiatedRows, pollCommandNow } from '../../src/store/commands-queries.js';
+import { finishCommandRows } from '../../src/store/commands/finish.js';
+import { markInitiatedRows } from '../../src/store/commands/initiate.js';
+import { pollCommandNow } from '../../src/store/commands/poll.js';
 import { claimDeliveries } from '../../src/store/webhooks/deliveries.js';
 import { claimDeviceCommand, refuseDeviceCommand } from '../../src/store/device-commands-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';

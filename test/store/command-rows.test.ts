@@ -6,7 +6,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
-import { finishCommandRows, insertCommands, markInitiatedRows } from '../../src/store/commands-queries.js';
+import { finishCommandRows } from '../../src/store/commands/finish.js';
+import { markInitiatedRows } from '../../src/store/commands/initiate.js';
+import { insertCommands } from '../../src/store/commands/insert.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';

@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
-import { markInitiatedRows } from '../../src/store/commands-queries.js';
+import { markInitiatedRows } from '../../src/store/commands/initiate.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { connectPostgres } from '../../src/store/postgres/connect-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';

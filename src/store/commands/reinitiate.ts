@@ -1,29 +1,11 @@
 /**
  * Commands a crash left without a status URL (src/domain/initiation.ts): found, claimed by one
- * worker under a lease, and given the status URL their repeated initiation got. Each transition
- * is one statement guarded by the state it leaves and the lease, as in commands-queries.ts.
+ * worker under a lease, and given the status URL their repeated initiation got.
  */
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
-import type { Db } from './connection.js';
-import type { DialectCapabilities } from './dialect.js';
-import { equalsNotFromPartialIndex } from './not-from-partial-index.js';
-import type { CommandsTable, Database } from './schema.js';
-
-/** A literal, so that SQLite uses the partial index on Pending rows (commands-queries.ts). */
-const PENDING = sql.lit('Pending');
-const stillPending = equalsNotFromPartialIndex('commands.status', 'Pending');
-
-/**
- * Pending with no status URL (and so no poll time: `next_poll_at` is set with the URL, which lets
- * the partial index on Pending rows' poll times find them), whose initiation began before
- * `startedBefore` (when its confirmation code was used, for a confirmed command), held by no
- * worker or its lease lapsed. A command still inside its creation's request began later.
- */
-export const orphanedInitiation = (now: number, startedBefore: number) => (eb: ExpressionBuilder<Database, 'commands'>) => eb.and([
-  eb('status', '=', PENDING), eb('next_poll_at', 'is', null), eb('status_url', 'is', null),
-  eb(eb.fn.coalesce('code_used_at', 'created_at'), '<', startedBefore),
-  eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]),
-]);
+import type { Db } from '../connection.js';
+import type { DialectCapabilities } from '../dialect.js';
+import { orphanedInitiation, stillPending } from './conditions.js';
+import type { CommandRow } from './read.js';
 
 /**
  * Takes up to `limit` orphaned commands for `owner` until `leaseUntil`, in one statement. On
@@ -32,7 +14,7 @@ export const orphanedInitiation = (now: number, startedBefore: number) => (eb: E
  */
 export async function claimOrphanedInitiations(
   db: Db, capabilities: DialectCapabilities, owner: string, now: number, startedBefore: number, leaseUntil: number, limit: number,
-): Promise<Selectable<CommandsTable>[]> {
+): Promise<CommandRow[]> {
   // Materialized for the reason claimDueCommands gives: the selection must run once.
   return db.with((cte) => cte('orphaned').materialized(), (qb) => {
     const orphaned = qb.selectFrom('commands').select('id').where(orphanedInitiation(now, startedBefore)).orderBy('created_at').limit(limit);
