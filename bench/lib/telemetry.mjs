@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { checkTelemetryRecord } from '../../dist/domain/telemetry-record.js';
 import { SimulatedVehicle } from '../../dist/sim/simulated-vehicle.js';
 import { sampleTelemetry } from '../../dist/sim/telemetry-sample.js';
-import { insertTelemetry, toTelemetryRow } from '../../dist/store/telemetry-queries.js';
+import { insertTelemetry, toTelemetryRow } from '../../dist/store/telemetry/insert.js';
 import { ensureTelemetryPartitions } from '../../dist/store/telemetry-storage.js';
 
 export const STEP_MS = 10_000;

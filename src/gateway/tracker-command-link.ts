@@ -19,7 +19,7 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { IGNITION_COMMANDS, parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
-import { latestValues } from '../store/telemetry-queries.js';
+import { latestValues } from '../store/telemetry/read.js';
 import { findVehicleTracker } from '../store/vehicles-queries.js';
 
 export interface TrackerLinkSettings {

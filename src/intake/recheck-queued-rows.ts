@@ -13,7 +13,7 @@ import { parseStoredFlag } from '../domain/stored-record.js';
 import { checkIncomingRecord, STORED_DATAPOINTS } from '../domain/telemetry-record.js';
 import { isValidVin } from '../domain/vin.js';
 import type { StoreConnection } from '../store/connection.js';
-import { UNNEST_COLUMN_TYPES, type TelemetryRow } from '../store/telemetry-queries.js';
+import { UNNEST_COLUMN_TYPES, type TelemetryRow } from '../store/telemetry/insert.js';
 import { queuedSourceVehicles, type TelemetrySource } from './telemetry-source.js';
 
 /** Why a queued row was refused, as the metric labels it: not a row's shape, refused by D8, or not the source's vehicle. */

@@ -5,7 +5,7 @@
  */
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
-import { vinsOfOem } from '../store/telemetry-queries.js';
+import { vinsOfOem } from '../store/vehicles-queries.js';
 import { findTrackedVehicle } from '../store/vehicles-queries.js';
 
 export type TelemetrySource =

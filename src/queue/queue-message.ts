@@ -13,7 +13,7 @@ import { vinPartition } from '../domain/vin-partition.js';
 import { isValidVin } from '../domain/vin.js';
 import type { SourceRows } from '../intake/accept-telemetry.js';
 import type { TelemetrySource } from '../intake/telemetry-source.js';
-import type { TelemetryRow } from '../store/telemetry-queries.js';
+import type { TelemetryRow } from '../store/telemetry/insert.js';
 import { MAX_MESSAGE_BYTES, subjectOf } from './ingest-streams.js';
 
 export interface OutgoingMessage {

@@ -26,7 +26,7 @@ import { storeTelemetryRows, type IntakeSettings } from '../intake/accept-teleme
 import { recheckQueuedRows, type QueuedRowRefusal } from '../intake/recheck-queued-rows.js';
 import { classifyStoreError } from '../store/classify-error.js';
 import type { StoreConnection } from '../store/connection.js';
-import type { TelemetryRow } from '../store/telemetry-queries.js';
+import type { TelemetryRow } from '../store/telemetry/insert.js';
 import type { IngestQueue } from './ingest-queue.js';
 import { listIngestStreams, ensureWritersConsumer, WRITERS_CONSUMER } from './ingest-streams.js';
 import type { QueueMetrics } from './queue-metrics.js';

@@ -12,7 +12,7 @@ import type { Keyring } from '../security/keyring.js';
 import { simulatedIngestKey } from '../security/derived-secrets.js';
 import type { Db } from '../store/connection.js';
 import { listOems } from '../store/registry-queries.js';
-import { latestPositionedTelemetry, latestTelemetryTs } from '../store/telemetry-queries.js';
+import { latestPositionedTelemetry, latestTelemetryTs } from '../store/telemetry/read.js';
 import { listAllVehicles } from '../store/vehicles-queries.js';
 import type { SimulatedFleetVehicle } from './fleet-simulator.js';
 

@@ -132,3 +132,9 @@ export function findVehicleTracker(db: Db, vin: string) {
     .select(['v.device_protocol as protocol', 'v.device_id as deviceId', 'v.fuel_capacity as fuelCapacity', 'o.device_settings as deviceSettings'])
     .where('v.vin', '=', vin).executeTakeFirst();
 }
+
+/** The VINs registered to the OEM. */
+export async function vinsOfOem(db: Db, oem: string): Promise<ReadonlySet<string>> {
+  const rows = await db.selectFrom('vehicles').select('vin').where('oem', '=', oem).execute();
+  return new Set(rows.map((r) => r.vin));
+}

@@ -9,7 +9,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { formatIsoLocal } from '../domain/time.js';
 import type { Db } from '../store/connection.js';
 import { findCompany, findPlan, listOems } from '../store/registry-queries.js';
-import { anyTelemetry } from '../store/telemetry-queries.js';
+import { anyTelemetry } from '../store/telemetry/read.js';
 import { findAllCompanyVehicles } from '../store/vehicles-queries.js';
 
 export const MAX_VINS = 20;

@@ -10,7 +10,7 @@ import { formatSpacedLocal } from '../domain/time.js';
 import { vehicleState, type StateSettings } from '../domain/vehicle-state.js';
 import type { DatapointAllowed } from '../domain/event-visibility.js';
 import type { StoreConnection } from '../store/connection.js';
-import { newestRecordsOfCompany, recordsBefore, type NewestTelemetryRow } from '../store/telemetry-queries.js';
+import { newestRecordsOfCompany, recordsBefore, type NewestTelemetryRow } from '../store/telemetry/newest-records.js';
 import { checkStoredRow, type OnUnreadableRow, type StoredFlag } from '../domain/stored-record.js';
 import { datapointAllowancesByOem } from '../events/datapoint-allowances.js';
 

@@ -10,7 +10,7 @@ import { datapointSpec } from '../domain/datapoints.js';
 import { checkStoredRow, type OnUnreadableRow, type StoredFlag } from '../domain/stored-record.js';
 import { createSpacedLocalFormatter } from '../domain/time.js';
 import type { Db } from '../store/connection.js';
-import { readTelemetryPage, type TelemetryColumn } from '../store/telemetry-queries.js';
+import { readTelemetryPage, type TelemetryColumn } from '../store/telemetry/read.js';
 import type { VehicleDataPlan } from './plan-vehicle-data.js';
 
 /**

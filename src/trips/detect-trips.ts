@@ -16,7 +16,7 @@ import { tripEndedEvent, tripStartedEvent, type EventDraft } from '../domain/eve
 import { tripFacts, type TripStart } from '../domain/trip-record.js';
 import { appendEvents } from '../store/events-queries.js';
 import { findVehicle } from '../store/vehicles-queries.js';
-import { oldestTelemetryTs } from '../store/telemetry-queries.js';
+import { oldestTelemetryTs } from '../store/telemetry/read.js';
 import {
   claimTripCursor, countTripInputs, deleteTripsStartingFrom, earliestTripEndingFrom, insertTrips, readTripInputs, saveTripCursor, tripEndOf,
 } from '../store/trips-queries.js';

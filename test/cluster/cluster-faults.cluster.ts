@@ -37,7 +37,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { TelemetrySource } from '../../src/intake/telemetry-source.js';
 import { queueMessages } from '../../src/queue/queue-message.js';
-import type { TelemetryRow } from '../../src/store/telemetry-queries.js';
+import type { TelemetryRow } from '../../src/store/telemetry/insert.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
 import { startOwnedPostgres, type OwnedPostgres } from '../support/owned-postgres.js';

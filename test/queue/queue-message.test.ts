@@ -11,7 +11,7 @@ import { withoutCredentials } from '../../src/queue/ingest-queue.js';
 import { hasQuorum } from '../../src/queue/ingest-streams.js';
 import { MAX_MESSAGE_BYTES } from '../../src/queue/ingest-streams.js';
 import { decodeQueueMessage, queueMessages } from '../../src/queue/queue-message.js';
-import type { TelemetryRow } from '../../src/store/telemetry-queries.js';
+import type { TelemetryRow } from '../../src/store/telemetry/insert.js';
 
 const vins = Array.from({ length: 40 }, (_, i) => `9BWPART${String(i).padStart(10, '0')}`);
 const row = (vin: string, ts: number): TelemetryRow => ({ vin, ts, speed: 12.5, latitude: -23.5, longitude: -46.6, flag: null, received_at: 1_700_000_000_000 });

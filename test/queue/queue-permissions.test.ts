@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestQueue } from '../../src/queue/ingest-queue.js';
 import { subjectOf } from '../../src/queue/ingest-streams.js';
 import { startTelemetryWriters, type RunningWriters } from '../../src/queue/telemetry-writers.js';
-import { toTelemetryRow } from '../../src/store/telemetry-queries.js';
+import { toTelemetryRow } from '../../src/store/telemetry/insert.js';
 import { ALPHA_VINS } from '../support/fixture-fleet.js';
 import { startNatsServers, testQueueSettings, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import {
   INSERT_TELEMETRY_UNNEST_SQL, insertTelemetry, UNNEST_COLUMN_TYPES, type TelemetryRow,
-} from '../../src/store/telemetry-queries.js';
+} from '../../src/store/telemetry/insert.js';
 import { ensureTelemetryPartitions } from '../../src/store/telemetry-storage.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 

@@ -1,0 +1,126 @@
+/** The one statement that stores telemetry (the intake's storage half calls it). */
+import { CompiledQuery } from 'kysely';
+import type { Insertable } from 'kysely';
+import type { TelemetryRecord } from '../../domain/telemetry-record.js';
+import type { Db, StoreConnection } from '../connection.js';
+import type { TelemetryTable } from '../schema.js';
+import type { DialectCapabilities } from '../dialect.js';
+import { inTransaction } from '../in-transaction.js';
+
+export type TelemetryRow = Insertable<TelemetryTable>;
+
+/** Rows per INSERT without array parameters: 24 columns × 500 stays far below SQLite's bound-parameter limit. */
+const INSERT_CHUNK = 500;
+
+/**
+ * Every telemetry column and the PostgreSQL type of its array parameter, as migration 0002 creates
+ * them (varchar(17), bigint, double precision per number datapoint, text). `satisfies` keeps this
+ * list and schema.ts in step: a column missing or extra here fails to compile.
+ */
+export const UNNEST_COLUMN_TYPES = {
+  vin: 'varchar',
+  ts: 'int8',
+  speed: 'float8',
+  latitude: 'float8',
+  longitude: 'float8',
+  heading: 'float8',
+  rpm: 'float8',
+  odometer: 'float8',
+  fuel_level: 'float8',
+  range: 'float8',
+  left_front_tire_pressure: 'float8',
+  right_front_tire_pressure: 'float8',
+  left_rear_tire_pressure: 'float8',
+  right_rear_tire_pressure: 'float8',
+  oil_level: 'float8',
+  engine_cooling_temperature: 'float8',
+  lv_battery_voltage: 'float8',
+  hv_battery_voltage: 'float8',
+  hv_battery_soc: 'float8',
+  hv_battery_charging_status: 'text',
+  seat_belt_status: 'text',
+  event: 'text',
+  flag: 'text',
+  received_at: 'int8',
+} as const satisfies Record<keyof TelemetryTable, 'varchar' | 'int8' | 'float8' | 'text'>;
+
+const UNNEST_COLUMNS = Object.keys(UNNEST_COLUMN_TYPES) as (keyof TelemetryTable)[];
+
+/**
+ * The PostgreSQL insert: one array parameter per column, so the text is the same for any batch
+ * size (one plan, preparable). pg writes each JS array as an array literal, quoting every element
+ * (commas, quotes, backslashes and non-ASCII survive) and writing null/undefined as NULL; numbers
+ * go as their shortest round-trip decimal, which float8 parses back to the same double.
+ */
+export const INSERT_TELEMETRY_UNNEST_SQL =
+  `insert into telemetry (${UNNEST_COLUMNS.map((c) => `"${c}"`).join(', ')}) ` +
+  `select * from unnest(${UNNEST_COLUMNS.map((c, i) => `$${i + 1}::${UNNEST_COLUMN_TYPES[c]}[]`).join(', ')}) ` +
+  `on conflict (vin, ts) do nothing`;
+
+export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): TelemetryRow {
+  return {
+    vin: record.vin,
+    ts: record.ts,
+    ...(record.values as Partial<TelemetryRow>),
+    flag: record.flag === null ? null : JSON.stringify(record.flag),
+    received_at: receivedAt,
+  };
+}
+
+const byVinThenInstant = (a: TelemetryRow, b: TelemetryRow) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : a.ts - b.ts);
+
+/**
+ * Stores records; a (VIN, instant) already stored is kept as it was (first write wins, also
+ * between two rows of one call), so a batch resent after a timeout changes nothing. One call is
+ * atomic: a single statement where array parameters exist (PostgreSQL), otherwise multi-row
+ * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite), or in the caller's.
+ */
+export async function insertTelemetry(store: StoreConnection, given: readonly TelemetryRow[]): Promise<void> {
+  await insertTelemetryRows(store.db, store.capabilities, given);
+}
+
+/** A row this call stored (not one already there), with its `event` value. */
+export interface StoredEventValue {
+  readonly vin: string;
+  readonly ts: number;
+  readonly event: string | null;
+}
+
+/**
+ * `insertTelemetry` on a given connection or transaction (the intake's, when events go with it).
+ * With `returnStored`, answers the rows it stored: only those can imply an event, since a row
+ * already there had its events written when it was stored.
+ */
+export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[], returnStored = false): Promise<StoredEventValue[]> {
+  if (given.length === 0) return [];
+  const stored: StoredEventValue[] = [];
+  const keep = (rows: readonly { vin: string; ts: number | string; event: string | null }[]) => {
+    for (const r of rows) stored.push({ vin: r.vin, ts: Number(r.ts), event: r.event });
+  };
+  if (capabilities.arrayParameters) {
+    // Concurrent calls holding the same (VIN, instant) in different orders each wait for the other
+    // on the unique index: a deadlock, and one call fails. Rows in one order cannot (the sort is
+    // stable, so the first of two equal keys still wins).
+    const rows = [...given].sort(byVinThenInstant);
+    const arrays: unknown[][] = UNNEST_COLUMNS.map(() => new Array<unknown>(rows.length));
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      for (let c = 0; c < UNNEST_COLUMNS.length; c++) arrays[c]![r] = row[UNNEST_COLUMNS[c]!] ?? null;
+    }
+    const result = await db.executeQuery<{ vin: string; ts: string; event: string | null }>(
+      CompiledQuery.raw(returnStored ? `${INSERT_TELEMETRY_UNNEST_SQL} returning vin, ts, event` : INSERT_TELEMETRY_UNNEST_SQL, arrays),
+    );
+    if (returnStored) keep(result.rows);
+    return stored;
+  }
+  // SQLite has one writer at a time: no order needed.
+  await inTransaction(db, async (trx) => {
+    for (let i = 0; i < given.length; i += INSERT_CHUNK) {
+      const chunk = given.slice(i, i + INSERT_CHUNK);
+      const insert = trx.insertInto('telemetry').values(chunk).onConflict((oc) => oc.columns(['vin', 'ts']).doNothing());
+      if (returnStored) keep(await insert.returning(['vin', 'ts', 'event']).execute());
+      else await insert.execute();
+    }
+  });
+  return stored;
+}
