@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import { loadConfig, tripSettingsOf } from '../../dist/config.js';
 import { systemClock } from '../../dist/domain/clock.js';
 import { insertTelemetry } from '../../dist/store/telemetry/insert.js';
-import { ensureTelemetryPartitions } from '../../dist/store/telemetry-storage.js';
+import { ensureTelemetryPartitions } from '../../dist/store/telemetry/partitions.js';
 import { runTripDetectionOnce } from '../../dist/trips/trip-worker.js';
 
 const DAY_S = 86_400;

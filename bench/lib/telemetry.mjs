@@ -8,7 +8,7 @@ import { checkTelemetryRecord } from '../../dist/domain/telemetry-record.js';
 import { SimulatedVehicle } from '../../dist/sim/simulated-vehicle.js';
 import { sampleTelemetry } from '../../dist/sim/telemetry-sample.js';
 import { insertTelemetry, toTelemetryRow } from '../../dist/store/telemetry/insert.js';
-import { ensureTelemetryPartitions } from '../../dist/store/telemetry-storage.js';
+import { ensureTelemetryPartitions } from '../../dist/store/telemetry/partitions.js';
 
 export const STEP_MS = 10_000;
 /** The service's default telemetry retention (192 h): older records are refused at ingest. */

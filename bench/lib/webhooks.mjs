@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { eventIdOf } from '../../dist/domain/events.js';
-import { appendEvents } from '../../dist/store/events-queries.js';
+import { appendEvents } from '../../dist/store/event-appends.js';
 import { tokenFrom } from './fixture.mjs';
 import { startService } from './processes.mjs';
 

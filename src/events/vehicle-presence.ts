@@ -9,7 +9,7 @@
  */
 import { presenceEvent } from '../domain/events.js';
 import type { StoreConnection } from '../store/connection.js';
-import { appendEvents } from '../store/events-queries.js';
+import { appendEvents } from '../store/event-appends.js';
 import { changePresence, listPresence, newestRecordTs } from '../store/presence-queries.js';
 
 export interface PresenceSettings {

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { StoreConnection } from '../store/connection.js';
-import { dropTelemetryBefore, type RetentionReport } from '../store/telemetry-storage.js';
+import { dropTelemetryBefore, type RetentionReport } from '../store/telemetry/retention.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 
 /** Retention is counted in hours (`--telemetry-retention`): an hourly sweep keeps at most one hour extra. */

@@ -9,9 +9,9 @@
 import { isEventfulValue, recordEvent, type EventDraft } from '../domain/events.js';
 import { checkIncomingRecord, type IncomingRecord, type TelemetryRecord } from '../domain/telemetry-record.js';
 import type { Db, StoreConnection } from '../store/connection.js';
-import { appendEvents } from '../store/events-queries.js';
+import { appendEvents } from '../store/event-appends.js';
 import { insertTelemetry, insertTelemetryRows, toTelemetryRow, type StoredEventValue, type TelemetryRow } from '../store/telemetry/insert.js';
-import { ensureTelemetryPartitions } from '../store/telemetry-storage.js';
+import { ensureTelemetryPartitions } from '../store/telemetry/partitions.js';
 import { markTripRewinds } from '../store/trips-queries.js';
 import { companiesOfVins } from '../store/vehicles-queries.js';
 import { vehiclesOf, type TelemetrySource } from './telemetry-source.js';

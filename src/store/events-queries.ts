@@ -1,12 +1,6 @@
 /**
- * The event outbox. Writers append events inside the transaction of the change they report
- * (`appendEvents`); readers page by `position`.
- *
- * Why positions are not the insertion id: on PostgreSQL, transaction A may take id 5, transaction
- * B id 6, and B commit first. A reader that saw 6 and resumes "after 6" would never see 5. So a
- * writer takes its positions from a counter row it keeps locked until it commits (appendEvents):
- * writers commit in position order, and a reader resuming after position p misses nothing. On
- * SQLite writers take turns anyway; the same code runs.
+ * The event outbox, read: readers page by `position`, which writers take as they append
+ * (event-appends.ts says why positions are not the insertion id).
  *
  * Rows written without a position (by a version that numbered after commit, still running beside
  * this one in a rolling upgrade, or left from before it) are numbered by `assignEventPositions`,
@@ -14,81 +8,12 @@
  * committed) gets a higher number in a later one.
  */
 import { sql } from 'kysely';
-import type { EventDraft } from '../domain/events.js';
 import type { OutboxEvent } from '../domain/event-visibility.js';
 import type { Db, StoreConnection } from './connection.js';
 
 const POSITION_BATCH = 1000;
 const MAX_POSITION_PASSES = 20;
 const DELETE_BATCH = 10_000;
-
-/** Rows per INSERT: 9 columns × 1,000 stays below SQLite's bound-parameter limit. */
-const APPEND_CHUNK = 1000;
-
-type HeldAppend = { readonly events: readonly EventDraft[]; readonly now: number };
-
-/** Transactions whose appends wait for their end (`appendEventsLast`), with what waits. */
-const heldAppends = new WeakMap<Db, HeldAppend[]>();
-
-/**
- * Appends events, each with its feed position; one already written (same id: the same fact) is
- * left as it is, its position unused. Outside a transaction, each chunk commits on its own.
- *
- * Positions are taken from the counter row in the writer's own transaction: the update locks that
- * row until commit, so appending transactions commit in the order they took their positions,
- * and a reader that sees position p sees every position below it that will ever be visible. The
- * price is that appending transactions take turns from their append to their commit; so an
- * append is a transaction's last write (`appendEventsLast` holds the appends of a transaction
- * shared by several writers until its end): a transaction holding the counter never waits for
- * another's row lock.
- */
-export async function appendEvents(db: Db, events: readonly EventDraft[], now: number): Promise<void> {
-  if (events.length === 0) return;
-  const held = heldAppends.get(db);
-  if (held !== undefined) held.push({ events, now });
-  else if (db.isTransaction) await writeEvents(db, [{ events, now }]);
-  else {
-    for (let i = 0; i < events.length; i += APPEND_CHUNK) {
-      await db.transaction().execute((trx) => writeEvents(trx, [{ events: events.slice(i, i + APPEND_CHUNK), now }]));
-    }
-  }
-}
-
-/**
- * Runs `work` in the transaction `trx` with every `appendEvents` on `trx` held until `work` is
- * done, then made with one counter update: for a transaction shared by independent writers (the
- * write batcher's), whose later writes would otherwise run with the counter locked.
- */
-export async function appendEventsLast<T>(trx: Db, work: () => Promise<T>): Promise<T> {
-  const held: HeldAppend[] = [];
-  heldAppends.set(trx, held);
-  let result: T;
-  try {
-    result = await work();
-  } finally {
-    heldAppends.delete(trx);
-  }
-  await writeEvents(trx, held);
-  return result;
-}
-
-async function writeEvents(trx: Db, appends: readonly HeldAppend[]): Promise<void> {
-  let count = 0;
-  for (const a of appends) count += a.events.length;
-  if (count === 0) return;
-  const { last_position: last } = await trx.updateTable('event_positions')
-    .set((eb) => ({ last_position: eb('last_position', '+', count) }))
-    .where('name', '=', 'events').returning('last_position').executeTakeFirstOrThrow();
-  let position = Number(last) - count;
-  for (const { events, now } of appends) {
-    for (let i = 0; i < events.length; i += APPEND_CHUNK) {
-      await trx.insertInto('events').values(events.slice(i, i + APPEND_CHUNK).map((e) => ({
-        id: e.id, type: e.type, vin: e.vin, company_id: e.companyId, application_id: e.applicationId,
-        occurred_at: e.occurredAt, data: JSON.stringify(e.data), created_at: now, position: (position += 1),
-      }))).onConflict((oc) => oc.column('id').doNothing()).execute();
-    }
-  }
-}
 
 /**
  * Gives up to `limit` committed events without a position the next positions, in insertion

@@ -1,5 +1,5 @@
 import { Migrator } from 'kysely';
-import type { StoreConnection } from './connection.js';
+import type { DatabaseConnection } from './connection.js';
 import { migrationProvider } from './migrations/index.js';
 
 export interface MigrationReport {
@@ -7,7 +7,7 @@ export interface MigrationReport {
 }
 
 /** Brings the schema up to date. Safe to run from several processes at once (Kysely takes a lock). */
-export async function migrateToLatest(store: StoreConnection): Promise<MigrationReport> {
+export async function migrateToLatest(store: DatabaseConnection): Promise<MigrationReport> {
   const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.capabilities) });
   const { error, results = [] } = await migrator.migrateToLatest();
   const failed = results.find((r) => r.status === 'Error');

@@ -1,5 +1,7 @@
-import { isPostgresUrl, type StoreConnection } from './connection.js';
+import { isPostgresUrl, type DatabaseConnection, type StoreConnection } from './connection.js';
+import { GroupCommit } from './group-commit.js';
 import { connectPostgres } from './postgres/connect-postgres.js';
+import { RegistryCacheTables } from './registry-cache-tables.js';
 import { connectSqlite } from './sqlite/connect-sqlite.js';
 
 export interface StoreOptions {
@@ -14,7 +16,20 @@ export interface StoreOptions {
 
 /** A `postgres://` URL opens PostgreSQL; anything else is a SQLite file path. */
 export function openStore(database: string, options: StoreOptions): StoreConnection {
-  return isPostgresUrl(database)
+  return withStoreState(isPostgresUrl(database)
     ? connectPostgres(database, options.poolSize, options.watchRegistry ?? false)
-    : connectSqlite(database, options.watchRegistry ?? false, options.backgroundCheckpoints ?? false, options.sqliteSynchronous ?? 'normal');
+    : connectSqlite(database, options.watchRegistry ?? false, options.backgroundCheckpoints ?? false, options.sqliteSynchronous ?? 'normal'));
+}
+
+/**
+ * `connection` with the state a store keeps beside it, all of it new: its own group commit over
+ * `connection.db`, an empty registry cache, no telemetry partition known yet.
+ */
+export function withStoreState(connection: DatabaseConnection): StoreConnection {
+  return {
+    ...connection,
+    groupCommit: new GroupCommit(connection.db, connection.capabilities.concurrentWriters),
+    registryCache: new RegistryCacheTables(),
+    telemetryPartitions: new Set(),
+  };
 }

@@ -1,8 +1,8 @@
 /**
- * Registry rows read on every request (the caller's application, its vehicles), cached per store
- * while `RegistryChanges` can vouch for them; otherwise every read goes to the database. A value
- * read while the registry changed is returned but not kept. Values are shared, so callers must
- * not modify them.
+ * Registry rows read on every request (the caller's application, its vehicles), cached in the
+ * store connection's `registryCache` while `RegistryChanges` can vouch for them; otherwise every
+ * read goes to the database. A value read while the registry changed is returned but not kept.
+ * Values are shared, so callers must not modify them.
  *
  * Bounded in two tables, each losing its oldest entry to make room: what was found, and what was
  * not (undefined or null: an unknown tracker id, VIN or application). Anyone can make the service
@@ -17,17 +17,6 @@ import type { StoreConnection } from './connection.js';
 const MAX_FOUND = 20_000;
 /** Names that found nothing: enough that a refused tracker retrying costs no query, while few of them retry at once. */
 const MAX_MISSING = 10_000;
-
-interface Cached {
-  readonly generation: number;
-  readonly value: unknown;
-}
-interface Tables {
-  readonly found: Map<string, Cached>;
-  readonly missing: Map<string, Cached>;
-}
-const caches = new WeakMap<StoreConnection, Tables>();
-const lastKnown = new WeakMap<StoreConnection, Map<string, unknown>>();
 
 const isMissing = (value: unknown): boolean => value === undefined || value === null;
 
@@ -59,8 +48,8 @@ export function peekRegistry<T>(store: StoreConnection, key: string): T | typeof
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return NOT_CACHED;
   changes.refresh();
-  const tables = caches.get(store);
-  const hit = tables?.found.get(key) ?? tables?.missing.get(key);
+  const tables = store.registryCache;
+  const hit = tables.found.get(key) ?? tables.missing.get(key);
   return hit !== undefined && hit.generation === changes.generation ? hit.value as T : NOT_CACHED;
 }
 
@@ -70,8 +59,7 @@ export async function cachedRegistryRead<T>(store: StoreConnection, key: string,
   if (hit !== NOT_CACHED) return hit;
   const changes = store.registryChanges;
   if (changes === undefined || !changes.live) return load();
-  let tables = caches.get(store);
-  if (!tables) caches.set(store, (tables = { found: new Map(), missing: new Map() }));
+  const tables = store.registryCache;
   const generation = changes.generation;
   const value = await load();
   if (changes.live && changes.generation === generation) {
@@ -88,8 +76,7 @@ export async function cachedRegistryRead<T>(store: StoreConnection, key: string,
 }
 
 async function readRemembering<T>(store: StoreConnection, key: string, read: () => Promise<T>): Promise<T> {
-  let known = lastKnown.get(store);
-  if (!known) lastKnown.set(store, (known = new Map()));
+  const known = store.registryCache.lastKnown;
   try {
     const value = await read();
     // Only what was found: lookups of names that do not exist (anyone can send those) must not

@@ -3,7 +3,7 @@
  * (compared and indexed as numbers; rendered at -03:00 only at the edge). Booleans are 0/1
  * integers and lists are JSON text, so the two dialects store the same values.
  */
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 export interface PlansTable {
   name: string;
@@ -334,3 +334,6 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   simulation_state: SimulationStateTable;
 }
+
+/** The query builder over these tables: the database, or a transaction on it. */
+export type Db = Kysely<Database>;

@@ -14,7 +14,7 @@ import { emptyTripState, TripDetector, type DetectedTrip, type TripThresholds } 
 import type { StoreConnection } from '../store/connection.js';
 import { tripEndedEvent, tripStartedEvent, type EventDraft } from '../domain/events.js';
 import { tripFacts, type TripStart } from '../domain/trip-record.js';
-import { appendEvents } from '../store/events-queries.js';
+import { appendEvents } from '../store/event-appends.js';
 import { findVehicle } from '../store/vehicles-queries.js';
 import { oldestTelemetryTs } from '../store/telemetry/read.js';
 import {

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { tripRecord } from '../../src/domain/trip-record.js';
-import { appendEvents, deleteEventsBefore } from '../../src/store/events-queries.js';
+import { appendEvents } from '../../src/store/event-appends.js';
+import { deleteEventsBefore } from '../../src/store/events-queries.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';

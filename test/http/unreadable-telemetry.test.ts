@@ -7,7 +7,7 @@
  * logged and counted in `telemetry_unreadable_rows_total`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTelemetryPartitions } from '../../src/store/telemetry-storage.js';
+import { ensureTelemetryPartitions } from '../../src/store/telemetry/partitions.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { metricSum } from '../support/metrics-text.js';

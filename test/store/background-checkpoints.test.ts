@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withStoreState } from '../../src/store/open-store.js';
 import { connectSqlite } from '../../src/store/sqlite/connect-sqlite.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 
@@ -21,7 +22,7 @@ async function open(background: boolean): Promise<{ store: StoreConnection; wal:
   const dir = mkdtempSync(join(tmpdir(), 'telematics-checkpoints-'));
   dirs.push(dir);
   const file = join(dir, 'db.sqlite');
-  const store = connectSqlite(file, false, background);
+  const store = withStoreState(connectSqlite(file, false, background));
   stores.push(store);
   await sql`create table blobs (id integer primary key, body blob)`.execute(store.db);
   return { store, wal: () => statSync(`${file}-wal`).size, main: () => statSync(file).size };

@@ -11,7 +11,8 @@ import type { StoreConnection } from '../../src/store/connection.js';
 import { expireOverdueCommands } from '../../src/store/commands/expire.js';
 import { finishCommand, finishCommandRows } from '../../src/store/commands/finish.js';
 import { insertCommands } from '../../src/store/commands/insert.js';
-import { appendEvents, appendEventsLast, deleteEventsBefore, readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';
+import { appendEvents, appendEventsLast } from '../../src/store/event-appends.js';
+import { deleteEventsBefore, readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
@@ -141,22 +142,30 @@ describe.each(DATABASE_KINDS)('the event outbox on %s', (kind) => {
   it('when appends are held to the end of a shared transaction, then the events are written there, each with its creation time, and a failure writes none', async () => {
     const countOf = async (db: typeof store.db, label: string) =>
       (await db.selectFrom('events').select('id').where('id', '=', eventIdOf('test', label)).execute()).length;
-    await store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
-      await appendEvents(trx, [draft('held a')], T);
-      await appendEvents(trx, [draft('held b')], T + 1);
-      expect(await countOf(trx, 'held a')).toBe(0);
+    await store.db.transaction().execute((trx) => appendEventsLast(trx, async (held) => {
+      await appendEvents(held, [draft('held a')], T);
+      await appendEvents(held, [draft('held b')], T + 1);
+      expect(await countOf(held, 'held a')).toBe(0);
     }));
     const events = await readNew();
     expect(events.map((e) => e.data)).toEqual([{ label: 'held a' }, { label: 'held b' }]);
     const created = await store.db.selectFrom('events').select(['id', 'created_at']).where('id', 'in', events.map((e) => e.id)).orderBy('position').execute();
     expect(created.map((r) => Number(r.created_at))).toEqual([T, T + 1]);
-    await expect(store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
-      await appendEvents(trx, [draft('held, then failed')], T);
+    await expect(store.db.transaction().execute((trx) => appendEventsLast(trx, async (held) => {
+      await appendEvents(held, [draft('held, then failed')], T);
       throw new Error('the shared work failed');
     }))).rejects.toThrow('the shared work failed');
     expect(await countOf(store.db, 'held, then failed')).toBe(0);
     await appendEvents(store.db, [draft('not held afterwards')], T);
     expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'not held afterwards' }]);
+    // A handle kept past the held work holds nothing more: its appends are written at once.
+    await store.db.transaction().execute(async (trx) => {
+      let kept!: typeof store.db;
+      await appendEventsLast(trx, async (held) => { kept = held; });
+      await appendEvents(kept, [draft('on the kept handle')], T);
+      expect(await countOf(trx, 'on the kept handle')).toBe(1);
+    });
+    expect((await readNew()).map((e) => e.data)).toEqual([{ label: 'on the kept handle' }]);
   });
 
   it.skipIf(kind !== 'postgres')('when a shared transaction appends before another write that waits on a row an appending writer holds, then both commit (no deadlock)', async () => {
@@ -168,11 +177,11 @@ describe.each(DATABASE_KINDS)('the event outbox on %s', (kind) => {
     const rHeld = new Promise<void>((resolve) => { bHoldsR = resolve; });
     let aAppended!: () => void;
     const appended = new Promise<void>((resolve) => { aAppended = resolve; });
-    const a = store.db.transaction().execute((trx) => appendEventsLast(trx, async () => {
+    const a = store.db.transaction().execute((trx) => appendEventsLast(trx, async (held) => {
       await rHeld;
-      await appendEvents(trx, [draft('A, held')], T);
+      await appendEvents(held, [draft('A, held')], T);
       aAppended();
-      await lockR(trx);
+      await lockR(held);
     }));
     const b = store.db.transaction().execute(async (trx) => {
       await lockR(trx);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { markInitiatedRows } from '../../src/store/commands/initiate.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
+import { withStoreState } from '../../src/store/open-store.js';
 import { connectPostgres } from '../../src/store/postgres/connect-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { flushStatistics, insertPendingCommands } from '../support/postgres-plans.js';
@@ -27,8 +28,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('plans made on an empty table, o
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     // One connection each, so a store's statements, and its statistics, are one session's.
-    kept = connectPostgres(database.url, 1, false, { connectionLifetimeSeconds: 0 });
-    renewed = connectPostgres(database.url, 1, false, { connectionLifetimeSeconds: 1 });
+    kept = withStoreState(connectPostgres(database.url, 1, false, { connectionLifetimeSeconds: 0 }));
+    renewed = withStoreState(connectPostgres(database.url, 1, false, { connectionLifetimeSeconds: 1 }));
     await migrateToLatest(kept);
   });
   afterAll(async () => {

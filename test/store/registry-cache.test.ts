@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setApplicationEnabled } from '../../src/registry/manage-applications.js';
 import { cachedRegistryRead } from '../../src/store/registry-cache.js';
 import { RegistryChanges, registryWritesPlugin } from '../../src/store/registry-changes.js';
-import { openStore } from '../../src/store/open-store.js';
+import { openStore, withStoreState } from '../../src/store/open-store.js';
+import { RegistryCacheTables } from '../../src/store/registry-cache-tables.js';
 import { updateVehicle } from '../../src/store/registry-queries.js';
 import { connectSqlite } from '../../src/store/sqlite/connect-sqlite.js';
 import type { StoreConnection } from '../../src/store/connection.js';
@@ -20,7 +21,7 @@ import { countedStore } from '../support/statement-count.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 describe('registry cache', () => {
-  const fakeStore = (changes: RegistryChanges) => ({ registryChanges: changes }) as unknown as StoreConnection;
+  const fakeStore = (changes: RegistryChanges) => ({ registryChanges: changes, registryCache: new RegistryCacheTables() }) as unknown as StoreConnection;
 
   it('when changes are live and nothing changed, then the second read is served from the cache', async () => {
     const changes = new RegistryChanges();
@@ -40,7 +41,7 @@ describe('registry cache', () => {
     let loads = 0;
     for (let i = 0; i < 3; i += 1) await cachedRegistryRead(store, 'k', async () => ++loads);
     expect(loads).toBe(3);
-    const sqlite = connectSqlite(':memory:');
+    const sqlite = withStoreState(connectSqlite(':memory:'));
     for (let i = 0; i < 2; i += 1) await cachedRegistryRead(sqlite, 'k', async () => ++loads);
     expect(loads).toBe(5);
     await sqlite.close();
@@ -77,7 +78,7 @@ describe('registry cache', () => {
 describe('registry cache on SQLite, changed through another connection', () => {
   it('when another connection commits, then a cached read a millisecond later loads again; without commits it stays cached', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'telematics-registry-'));
-    const store = connectSqlite(join(dir, 'r.db'), true);
+    const store = withStoreState(connectSqlite(join(dir, 'r.db'), true));
     const other = new BetterSqlite3(join(dir, 'r.db'));
     try {
       expect(store.registryChanges?.live).toBe(true);

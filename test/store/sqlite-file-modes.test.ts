@@ -9,14 +9,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectSqlite } from '../../src/store/sqlite/connect-sqlite.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import type { StoreConnection } from '../../src/store/connection.js';
+import type { DatabaseConnection } from '../../src/store/connection.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe.skipIf(process.platform === 'win32')('SQLite file modes', () => {
   let root: string;
   let umask: number;
-  const open: StoreConnection[] = [];
+  const open: DatabaseConnection[] = [];
 
   beforeEach(() => {
     umask = process.umask();

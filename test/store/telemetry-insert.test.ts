@@ -7,7 +7,7 @@ import { openStore } from '../../src/store/open-store.js';
 import {
   INSERT_TELEMETRY_UNNEST_SQL, insertTelemetry, UNNEST_COLUMN_TYPES, type TelemetryRow,
 } from '../../src/store/telemetry/insert.js';
-import { ensureTelemetryPartitions } from '../../src/store/telemetry-storage.js';
+import { ensureTelemetryPartitions } from '../../src/store/telemetry/partitions.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 
 const T = Date.UTC(2026, 10, 20, 12, 0, 0);

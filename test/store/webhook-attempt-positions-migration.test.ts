@@ -5,7 +5,8 @@
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreConnection } from '../../src/store/connection.js';
-import { appendEvents, numberCommittedEvents } from '../../src/store/events-queries.js';
+import { appendEvents } from '../../src/store/event-appends.js';
+import { numberCommittedEvents } from '../../src/store/events-queries.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openStore } from '../../src/store/open-store.js';

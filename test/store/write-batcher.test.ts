@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { backgroundWritesSettled, batchedRows, batchedRowsInBackground, batchedWrite, type RowsStatement } from '../../src/store/write-batcher.js';
+import type { RowsStatement } from '../../src/store/group-commit.js';
+import { backgroundWritesSettled, batchedRows, batchedRowsInBackground, batchedWrite } from '../../src/store/write-batcher.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';

@@ -6,6 +6,7 @@
  */
 import type { KyselyPlugin, QueryId } from 'kysely';
 import type { StoreConnection } from '../../src/store/connection.js';
+import { withStoreState } from '../../src/store/open-store.js';
 
 export interface CountedStore {
   readonly store: StoreConnection;
@@ -30,7 +31,8 @@ export function countedStore(store: StoreConnection): CountedStore {
     },
   };
   return {
-    store: { ...store, db: store.db.withPlugin(counter), close: () => store.close() },
+    // State of its own (group commit, registry cache), as any other connection: its writes are counted too.
+    store: withStoreState({ ...store, db: store.db.withPlugin(counter), close: () => store.close() }),
     statements,
     reset: () => { statements.length = 0; },
   };

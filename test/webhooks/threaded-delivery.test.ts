@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf, type EventDraft } from '../../src/domain/events.js';
 import { verifyWebhook } from '../../src/domain/webhook-signature.js';
 import { createLogger } from '../../src/logger.js';
-import { appendEvents } from '../../src/store/events-queries.js';
+import { appendEvents } from '../../src/store/event-appends.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../src/domain/events.js';
 import { createApplication } from '../../src/registry/manage-applications.js';
-import { appendEvents } from '../../src/store/events-queries.js';
+import { appendEvents } from '../../src/store/event-appends.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { BIN, serveEnv } from '../support/service-process.js';

@@ -4,7 +4,7 @@ import type { CommandOutcome } from '../../domain/events.js';
 import type { Db } from '../connection.js';
 import { distinctIds, givenRows } from '../given-rows.js';
 import { inTransaction } from '../in-transaction.js';
-import type { RowsStatement } from '../write-batcher.js';
+import type { RowsStatement } from '../group-commit.js';
 import { stillPending } from './conditions.js';
 import { appendOutcomeEvents, OUTCOME_COLUMNS } from './outcome-events.js';
 

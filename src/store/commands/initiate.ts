@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { compiledRowsQuery } from '../compiled-query.js';
 import { distinctIds, givenRows } from '../given-rows.js';
-import type { RowsStatement } from '../write-batcher.js';
+import type { RowsStatement } from '../group-commit.js';
 import { stillPending } from './conditions.js';
 
 export interface Initiation {

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../connection.js';
 import { compiledRowsQuery } from '../compiled-query.js';
 import type { CommandsTable } from '../schema.js';
-import type { RowsStatement } from '../write-batcher.js';
+import type { RowsStatement } from '../group-commit.js';
 
 export async function insertCommand(db: Db, row: Insertable<CommandsTable>): Promise<void> {
   await db.insertInto('commands').values(row).execute();

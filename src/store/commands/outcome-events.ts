@@ -5,7 +5,7 @@
  */
 import type { Db } from '../connection.js';
 import { commandOutcomeEvent, type CommandOutcome } from '../../domain/events.js';
-import { appendEvents } from '../events-queries.js';
+import { appendEvents } from '../event-appends.js';
 
 export const OUTCOME_COLUMNS = ['id', 'application_id', 'company_id', 'vin', 'command', 'status', 'detail', 'updated_at'] as const;
 

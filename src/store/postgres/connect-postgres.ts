@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../schema.js';
 import { postgresCapabilities } from '../dialect.js';
-import type { StoreConnection } from '../connection.js';
+import type { DatabaseConnection } from '../connection.js';
 import { rowStatementTexts } from '../compiled-query.js';
 import { withPreparedStatements } from './prepared-statements.js';
 import { listenForRegistryChanges } from './listen-registry-changes.js';
@@ -47,7 +47,7 @@ export interface PostgresPoolOptions {
  * A pg pool for Kysely. int8 columns hold epoch milliseconds, which fit a double exactly until the
  * year 287396, so they are parsed as numbers for this pool only (not pg's global type table).
  */
-export function connectPostgres(url: string, poolSize: number, watchRegistry = false, options: PostgresPoolOptions = {}): StoreConnection {
+export function connectPostgres(url: string, poolSize: number, watchRegistry = false, options: PostgresPoolOptions = {}): DatabaseConnection {
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../schema.js';
 import { sqliteCapabilities } from '../dialect.js';
-import type { StoreConnection } from '../connection.js';
+import type { DatabaseConnection } from '../connection.js';
 import { withStatementCache } from './statement-cache.js';
 import { preparePrivateDatabaseFile } from './private-database-file.js';
 import { RegistryChanges, registryWritesPlugin } from '../registry-changes.js';
@@ -46,7 +46,7 @@ function sqliteRegistryChanges(sqlite: BetterSqlite3.Database): RegistryChanges 
  * measured ×0.34–0.38 the command creations on a loaded machine, ×0.7 on a quiet one
  * (README, "What a commit survives").
  */
-export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false, synchronous: 'normal' | 'full' = 'normal'): StoreConnection {
+export function connectSqlite(file: string, watchRegistry = false, backgroundCheckpoints = false, synchronous: 'normal' | 'full' = 'normal'): DatabaseConnection {
   const onDisk = file !== ':memory:' && file !== ''; // '' is SQLite's temporary database
   if (onDisk) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);

@@ -1,38 +1,13 @@
 /**
- * Time-partition upkeep and retention of telemetry, by dialect capability: PostgreSQL keeps one
- * partition per UTC day (created on demand, dropped whole); SQLite deletes in bounded batches.
+ * Retention of telemetry, by dialect capability: PostgreSQL drops whole day partitions
+ * (partitions.ts); SQLite deletes in bounded batches.
  */
 import { sql } from 'kysely';
-import type { StoreConnection } from './connection.js';
+import type { StoreConnection } from '../connection.js';
+import { DAY_MS, partitionDay } from './partitions.js';
 
-const DAY_MS = 86_400_000;
 /** Rows per DELETE on SQLite: a short write lock, so ingest is never held up for long. */
 const DELETE_BATCH = 5_000;
-
-const partitionName = (day: number) => `telemetry_d${new Date(day * DAY_MS).toISOString().slice(0, 10).replace(/-/g, '')}`;
-
-/** Days (since epoch, UTC) whose partitions this process knows exist. */
-const knownPartitions = new WeakMap<StoreConnection, Set<number>>();
-
-/** Makes sure every instant in `timestamps` has a partition to go to. No-op without partitions. */
-export async function ensureTelemetryPartitions(store: StoreConnection, timestamps: Iterable<number>): Promise<void> {
-  if (!store.capabilities.rangePartitions) return;
-  let known = knownPartitions.get(store);
-  if (!known) knownPartitions.set(store, (known = new Set()));
-  const days = new Set<number>();
-  for (const ts of timestamps) days.add(Math.floor(ts / DAY_MS));
-  for (const day of days) {
-    if (known.has(day)) continue;
-    const from = day * DAY_MS;
-    try {
-      await sql`create table if not exists ${sql.id(partitionName(day))} partition of telemetry for values from (${sql.lit(from)}) to (${sql.lit(from + DAY_MS)})`.execute(store.db);
-    } catch (error) {
-      // Two instances creating the same partition at once: the loser sees a duplicate; fine.
-      if (!/already exists|duplicate key/i.test(String((error as Error).message))) throw error;
-    }
-    known.add(day);
-  }
-}
 
 export interface RetentionReport {
   readonly deletedRows: number;
@@ -48,12 +23,12 @@ export async function dropTelemetryBefore(store: StoreConnection, cutoff: number
       where p.relname = 'telemetry'`.execute(store.db);
     const dropped: string[] = [];
     for (const { name } of rows) {
-      const m = /^telemetry_d(\d{4})(\d{2})(\d{2})$/.exec(name);
-      if (!m) continue;
-      const dayEnd = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + DAY_MS;
+      const day = partitionDay(name);
+      if (day === undefined) continue;
+      const dayEnd = (day + 1) * DAY_MS;
       if (dayEnd > cutoff) continue;
       await sql`drop table if exists ${sql.id(name)}`.execute(store.db);
-      knownPartitions.get(store)?.delete(Math.floor((dayEnd - DAY_MS) / DAY_MS));
+      store.telemetryPartitions.delete(day);
       dropped.push(name);
     }
     // The day that straddles the cutoff keeps its partition; its older rows are deleted.
