@@ -19,7 +19,7 @@ import {
   deleteConsoleSession, deleteStaleConsoleSessions, findConsoleSession, insertConsoleSession, touchConsoleSession,
 } from '../store/console-sessions-queries.js';
 import type { Keyring } from '../security/keyring.js';
-import { openSignSecret } from '../registry/application-secrets.js';
+import { openSignSecret, type OpenedSignSecrets } from '../registry/application-secrets.js';
 import type { Principal } from './authenticate-bearer.js';
 import { verifyClientCredentials } from './exchange-client-credentials.js';
 
@@ -53,10 +53,10 @@ const principalOf = (app: { id: string; client_id: string; company_id: string; s
 });
 
 /** The application's current sign-secret, or undefined when it has none (or it cannot be opened). */
-function currentSignSecret(app: { id: string; sign_secret_sealed: string | null }, keyring: Keyring): string | undefined {
+function currentSignSecret(app: { id: string; sign_secret_sealed: string | null }, open: (applicationId: string, sealed: string) => string): string | undefined {
   if (app.sign_secret_sealed === null) return undefined;
   try {
-    return openSignSecret(app.id, app.sign_secret_sealed, keyring);
+    return open(app.id, app.sign_secret_sealed);
   } catch {
     return undefined;
   }
@@ -74,7 +74,7 @@ export async function openConsoleSession(
   const app = await verifyClientCredentials(store.db, keyring, credentials.clientId, credentials.clientSecret);
   let signProof: string | null = null;
   if (credentials.signSecret !== undefined) {
-    const current = currentSignSecret(app, keyring);
+    const current = currentSignSecret(app, (applicationId, sealed) => openSignSecret(applicationId, sealed, keyring));
     // A wrong sign-secret fails the whole sign-in, with the same answer as a wrong client secret.
     if (current === undefined || !sameText(current, credentials.signSecret)) throw new ServiceError(errors.invalidClientCredentials);
     signProof = sha256(current);
@@ -92,7 +92,7 @@ export async function openConsoleSession(
 
 /** The session's caller, or undefined when the id is unknown, ended, or its application may no longer call. */
 export async function resolveConsoleSession(
-  store: StoreConnection, keyring: Keyring, id: string, now: number, settings: ConsoleSessionSettings,
+  store: StoreConnection, signSecrets: OpenedSignSecrets, id: string, now: number, settings: ConsoleSessionSettings,
 ): Promise<ResolvedSession | undefined> {
   if (!SESSION_ID.test(id)) return undefined;
   const idHash = sha256(id);
@@ -109,7 +109,7 @@ export async function resolveConsoleSession(
     return undefined;
   }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
-  const current = session.sign_proof === null ? undefined : currentSignSecret(app, keyring);
+  const current = session.sign_proof === null ? undefined : currentSignSecret(app, (applicationId, sealed) => signSecrets.open(applicationId, sealed));
   const mayCommand = current !== undefined && sha256(current) === session.sign_proof;
   return { principal: principalOf(app), expiresAt: Math.min(session.expires_at, now + settings.idleMs), mayCommand };
 }

@@ -34,7 +34,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { batchedRows, batchedRowsInBackground } from '../store/write-batcher.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
-import { verifyCommandSignature } from './verify-command-signature.js';
+import type { CommandSignatures } from './verify-command-signature.js';
 
 export interface CommandServiceDeps {
   readonly store: StoreConnection;
@@ -44,6 +44,8 @@ export interface CommandServiceDeps {
   readonly commandTimeoutMs: number;
   /** Where a status URL that could not be stored is reported. */
   readonly logger: Pick<Logger, 'error'>;
+  /** D4's signature check, with the signatures and opened sign-secrets it keeps. */
+  readonly signatures: CommandSignatures;
 }
 
 /** The answer's shape is the contract's: clients read the same type. */
@@ -81,7 +83,7 @@ export function checkSignedRequest(deps: CommandServiceDeps, principal: Principa
   if (!nonEmptyString(vin)) throw new ServiceError(errors.vinMissing);
   if (!nonEmptyString(command)) throw new ServiceError(errors.commandMissing);
   // The application as authentication read it for this request: no second read.
-  verifyCommandSignature(principal, deps.keyring, vin, command, signature);
+  deps.signatures.verify(principal, vin, command, signature);
   return { vin, command, code };
 }
 

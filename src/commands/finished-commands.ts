@@ -3,10 +3,9 @@
  * Error) never changes again and is never deleted, on any instance, so its answer can be kept:
  * a client reading it again (the last poll of a wait, a dashboard, a retry) costs no database
  * round trip. A Pending command is read every time: another instance may have finished it.
- * Kept per database handle (each service's store), at most `LIMIT`, the oldest dropped first.
+ * Kept by the routes that read commands (one table each), at most `LIMIT`, the oldest dropped first.
  */
 import type { commandStatusBody } from '../domain/events.js';
-import type { Db } from '../store/connection.js';
 
 /** GET /vehicle-command/{id}'s answer. */
 export type CommandResource = ReturnType<typeof commandStatusBody>;
@@ -20,17 +19,17 @@ export interface FinishedCommand {
 /** Under a few KB each (a diagnostics result is the largest): tens of MB at most. */
 const LIMIT = 10_000;
 
-const byDb = new WeakMap<Db, Map<string, FinishedCommand>>();
+export class FinishedCommands {
+  readonly #kept = new Map<string, FinishedCommand>();
 
-/** The kept answer for command `id`, if it has ended and was read here since. */
-export function finishedCommand(db: Db, id: string): FinishedCommand | undefined {
-  return byDb.get(db)?.get(id);
-}
+  /** The kept answer for command `id`, if it has ended and was read here since. */
+  get(id: string): FinishedCommand | undefined {
+    return this.#kept.get(id);
+  }
 
-/** Keeps the answer of an ended command (callers check `isFinalStatus`, domain/command-status.ts). */
-export function rememberFinishedCommand(db: Db, id: string, finished: FinishedCommand): void {
-  let kept = byDb.get(db);
-  if (kept === undefined) byDb.set(db, (kept = new Map()));
-  if (kept.size >= LIMIT && !kept.has(id)) kept.delete(kept.keys().next().value!);
-  kept.set(id, finished);
+  /** Keeps the answer of an ended command (callers check `isFinalStatus`, domain/command-status.ts). */
+  remember(id: string, finished: FinishedCommand): void {
+    if (this.#kept.size >= LIMIT && !this.#kept.has(id)) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#kept.set(id, finished);
+  }
 }

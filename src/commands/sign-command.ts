@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { canonicalCommandBody } from '../domain/command-signature.js';
-import { openSignSecret } from '../registry/application-secrets.js';
-import type { Keyring } from '../security/keyring.js';
+import type { OpenedSignSecrets } from '../registry/application-secrets.js';
 
 /**
  * The X-Signature an application would send, computed by the service for a caller it trusts to
@@ -10,11 +9,11 @@ import type { Keyring } from '../security/keyring.js';
  * has no sign-secret, which the verification then reports as `Sign-secret not found.`.
  */
 export function signCommandFor(
-  app: { readonly applicationId: string; readonly signSecretSealed: string | null }, keyring: Keyring, vin: string, command: string,
+  app: { readonly applicationId: string; readonly signSecretSealed: string | null }, signSecrets: OpenedSignSecrets, vin: string, command: string,
 ): string | undefined {
   if (app.signSecretSealed === null) return undefined;
   try {
-    const secret = openSignSecret(app.applicationId, app.signSecretSealed, keyring);
+    const secret = signSecrets.open(app.applicationId, app.signSecretSealed);
     return createHmac('sha256', secret).update(canonicalCommandBody(vin, command), 'utf8').digest('hex');
   } catch {
     return undefined;

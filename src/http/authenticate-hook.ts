@@ -2,28 +2,19 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AuthenticatedCallers } from '../auth/authenticated-callers.js';
 import { authenticateBearer, type Principal } from '../auth/authenticate-bearer.js';
 import { VerifiedTokenCache } from '../auth/verified-token-cache.js';
-import type { Keyring } from '../security/keyring.js';
 import type { AppDeps } from './app-deps.js';
 import { sendError } from './error-handler.js';
 
 const PRINCIPAL = Symbol('principal');
 type WithPrincipal = FastifyRequest & { [PRINCIPAL]?: Principal };
 
-/** One cache of verified tokens per keyring: every route of an app shares it. */
-const caches = new WeakMap<Keyring, VerifiedTokenCache>();
-
-function verifiedTokensOf(keyring: Keyring): VerifiedTokenCache {
-  let cache = caches.get(keyring);
-  if (!cache) caches.set(keyring, (cache = new VerifiedTokenCache()));
-  return cache;
-}
-
 /**
  * An onRequest hook: runs before the body is read, so unauthenticated bodies are never parsed.
  * A callback, not an async function: a caller seen before (AuthenticatedCallers) goes on at once.
+ * Every route behind it shares its cache of verified tokens.
  */
 export function authenticateHook(deps: AppDeps): onRequestHookHandler {
-  const verified = verifiedTokensOf(deps.keyring);
+  const verified = new VerifiedTokenCache();
   const callers = new AuthenticatedCallers();
   return function authenticate(request, reply, done) {
     const header = request.headers.authorization;
@@ -50,12 +41,12 @@ export function authenticateHook(deps: AppDeps): onRequestHookHandler {
 }
 
 /**
- * Whether a request with `header` would be let through now, by the same check as the hook (the
- * verified-token cache, the application read through the registry cache): for what outlives its
+ * Whether a request with `header` would be let through now, by the same check as the hook (a
+ * verified-token cache of its own, the application read through the registry cache): for what outlives its
  * request, an event stream.
  */
 export function stillAuthenticated(deps: AppDeps): (header: string | undefined) => Promise<boolean> {
-  const verified = verifiedTokensOf(deps.keyring);
+  const verified = new VerifiedTokenCache();
   return async (header) => !('rejected' in await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, header, deps.clock.now(), verified));
 }
 

@@ -7,7 +7,9 @@ import {
 import { errors, ServiceError } from '../domain/errors.js';
 import type { CommandServiceDeps } from '../commands/create-command.js';
 import { createCommandIdempotently } from '../commands/idempotent-creation.js';
+import { FinishedCommands } from '../commands/finished-commands.js';
 import { readCommand } from '../commands/read-command.js';
+import { CommandSignatures } from '../commands/verify-command-signature.js';
 import { listCommands } from '../commands/list-commands.js';
 import { principalOf } from './authenticate-hook.js';
 import type { Clock } from '../domain/clock.js';
@@ -19,8 +21,16 @@ import type { RequestLimits } from './rate-limits.js';
 const commandStartFailures = 'The automaker could not start the command; the command is kept with status Error and `detail`:\n'
   + [errors.oemSendFailed, errors.oemInitiateFailed].map((e) => `- \`${e.code}\`: \`${e.text}\``).join('\n');
 
-/** POST /vehicle-command, GET /vehicle-command/{command_id} and GET /vehicle-commands; behind the authentication hook. */
-export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: RequestLimits): FastifyPluginAsync {
+/**
+ * POST /vehicle-command, GET /vehicle-command/{command_id} and GET /vehicle-commands; behind the
+ * authentication hook. The routes keep what they learn (accepted signatures, ended commands' answers).
+ */
+export function commandRoutes(deps: Omit<CommandServiceDeps, 'signatures'>, clock: Clock, limits: RequestLimits): FastifyPluginAsync {
+  const commands: CommandServiceDeps = {
+    store: deps.store, keyring: deps.keyring, connectors: deps.connectors, commandTimeoutMs: deps.commandTimeoutMs, logger: deps.logger,
+    signatures: new CommandSignatures(deps.keyring),
+  };
+  const finished = new FinishedCommands();
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -51,7 +61,7 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
     }, async (request, reply) => {
       const principal = principalOf(request);
       await limits.commandPerApplication.take(principal.applicationId, clock.now());
-      const result = await createCommandIdempotently(deps, principal, request.body, request.headers['x-signature'], clock, request.headers['idempotency-key']);
+      const result = await createCommandIdempotently(commands, principal, request.body, request.headers['x-signature'], clock, request.headers['idempotency-key']);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(creationStatusCode(result.body)).send(result.body);
     });
@@ -73,7 +83,7 @@ export function commandRoutes(deps: CommandServiceDeps, clock: Clock, limits: Re
           ...errorResponses(AUTH_ERRORS, PATH_ERRORS, 'commandIdMissing', 'accessDenied', 'commandNotFound'),
         },
       },
-    }, async (request) => readCommand(deps.store.db, principalOf(request), request.params.command_id));
+    }, async (request) => readCommand(deps.store.db, finished, principalOf(request), request.params.command_id));
 
     app.get('/vehicle-commands', {
       schema: {

@@ -19,35 +19,35 @@ function toResource(v: VehicleRecord) {
   };
 }
 
-/**
- * Each record's resource, made once: records come from the registry cache, shared and never
- * modified (a registry change loads new ones), and formatting `created` was most of the
- * list's own work (20 dates a request).
- */
-const resources = new WeakMap<VehicleRecord, ReturnType<typeof toResource>>();
-function resourceOf(v: VehicleRecord): ReturnType<typeof toResource> {
-  let resource = resources.get(v);
-  if (resource === undefined) resources.set(v, (resource = toResource(v)));
-  return resource;
-}
-
-/**
- * One vehicle's answer, serialized once by the route's own serializer (its response schema) and
- * sent as it is afterwards: the record never changes (a registry change loads a new one).
- */
-const answers = new WeakMap<VehicleRecord, string>();
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-function answerVehicle(reply: FastifyReply, vehicle: VehicleRecord | undefined): string {
-  if (!vehicle) throw new ServiceError(errors.vinNotFound);
-  let json = answers.get(vehicle);
-  if (json === undefined) answers.set(vehicle, (json = reply.serialize(resourceOf(vehicle)) as string));
-  reply.type(JSON_TYPE);
-  return json;
-}
 
 /** GET /vehicle and GET /vehicle/{vin}; registered behind the authentication hook. */
 export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
+  /**
+   * Each record's resource, made once: records come from the registry cache, shared and never
+   * modified (a registry change loads new ones), and formatting `created` was most of the
+   * list's own work (20 dates a request).
+   */
+  const resources = new WeakMap<VehicleRecord, ReturnType<typeof toResource>>();
+  const resourceOf = (v: VehicleRecord): ReturnType<typeof toResource> => {
+    let resource = resources.get(v);
+    if (resource === undefined) resources.set(v, (resource = toResource(v)));
+    return resource;
+  };
+
+  /**
+   * One vehicle's answer, serialized once by the route's own serializer (its response schema) and
+   * sent as it is afterwards: the record never changes (a registry change loads a new one).
+   */
+  const answers = new WeakMap<VehicleRecord, string>();
+  const answerVehicle = (reply: FastifyReply, vehicle: VehicleRecord | undefined): string => {
+    if (!vehicle) throw new ServiceError(errors.vinNotFound);
+    let json = answers.get(vehicle);
+    if (json === undefined) answers.set(vehicle, (json = reply.serialize(resourceOf(vehicle)) as string));
+    reply.type(JSON_TYPE);
+    return json;
+  };
+
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 

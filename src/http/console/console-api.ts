@@ -8,6 +8,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { signCommandFor } from '../../commands/sign-command.js';
 import { errors, ServiceError } from '../../domain/errors.js';
+import { OpenedSignSecrets } from '../../registry/application-secrets.js';
 import type { AppDeps } from '../app-deps.js';
 import { principalOf } from '../authenticate-hook.js';
 import { commandRoutes } from '../command-routes.js';
@@ -22,8 +23,10 @@ export const CONSOLE_API_PREFIX = '/console/api';
 const COMMAND_ROUTE = `${CONSOLE_API_PREFIX}/vehicle-command`;
 
 export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
+  // Every console request checks its session's sign proof, and every command is signed here.
+  const signSecrets = new OpenedSignSecrets(deps.keyring);
   return async (api) => {
-    api.addHook('onRequest', sessionHook(deps.store, deps.keyring, deps.clock, settings.sessions));
+    api.addHook('onRequest', sessionHook(deps.store, signSecrets, deps.clock, settings.sessions));
     api.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
     });
@@ -35,7 +38,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
       if (typeof body?.vin !== 'string' || typeof body.command !== 'string') return;
       // Only a session that proved the sign-secret gets its commands signed; another one's command
       // meets the interface's own refusal (`X-Signature invalid.`), as a token without the secret does.
-      const signature = sessionMayCommand(request) ? signCommandFor(principalOf(request), deps.keyring, body.vin, body.command) : undefined;
+      const signature = sessionMayCommand(request) ? signCommandFor(principalOf(request), signSecrets, body.vin, body.command) : undefined;
       if (signature !== undefined) request.headers['x-signature'] = signature;
     });
     await api.register(vehicleRoutes(deps));

@@ -12,6 +12,7 @@ import { errors, ServiceError } from '../../domain/errors.js';
 import { formatIsoLocal } from '../../domain/time.js';
 import { publicBasemap } from '../../domain/basemap.js';
 import type { Principal } from '../../auth/authenticate-bearer.js';
+import { OpenedSignSecrets } from '../../registry/application-secrets.js';
 import type { AppDeps } from '../app-deps.js';
 import type { RequestLimits } from '../rate-limits.js';
 import { findApplicationById } from '../../store/applications-queries.js';
@@ -24,6 +25,7 @@ const SIGN_IN_BODY_LIMIT = 8 * 1024;
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
 export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
+  const signSecrets = new OpenedSignSecrets(deps.keyring);
   return async (app) => {
     let warnedPlainHttp = false;
     const describe = async (principal: Principal, expiresAt: number, mayCommand: boolean) => {
@@ -71,7 +73,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
     // Signed out is an answer here, not an error (204): the page asks this first, on every load.
     app.get('/console/session', async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const session = await currentSession(deps.store, deps.keyring, deps.clock, settings.sessions, request, reply);
+      const session = await currentSession(deps.store, signSecrets, deps.clock, settings.sessions, request, reply);
       if (!session) return reply.code(204).send();
       return describe(session.principal, session.expiresAt, session.mayCommand);
     });
