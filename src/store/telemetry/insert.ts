@@ -13,9 +13,10 @@ export type TelemetryRow = Insertable<TelemetryTable>;
 const INSERT_CHUNK = 500;
 
 /**
- * Every telemetry column and the PostgreSQL type of its array parameter, as migration 0002 creates
+ * Every telemetry column and the PostgreSQL type of its array parameter, as the migrations create
  * them (varchar(17), bigint, double precision per number datapoint, text). `satisfies` keeps this
- * list and schema.ts in step: a column missing or extra here fails to compile.
+ * list and schema.ts in step: a column missing or extra here fails to compile; a fresh database's
+ * columns are compared with it by test/store/telemetry-columns.test.ts.
  */
 export const UNNEST_COLUMN_TYPES = {
   vin: 'varchar',

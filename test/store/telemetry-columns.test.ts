@@ -1,0 +1,75 @@
+/**
+ * Migration 0002 creates the telemetry table from a frozen column list, not the live datapoint
+ * list: a later datapoint's own migration must find its column missing on a fresh database. What
+ * a fresh database ends up with must still equal what schema.ts declares and what the service stores.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORED_DATAPOINTS } from '../../src/domain/telemetry-record.js';
+import type { StoreConnection } from '../../src/store/connection.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { TELEMETRY_DATAPOINT_COLUMNS_0002 } from '../../src/store/migrations/0002-telemetry.js';
+import { openStore } from '../../src/store/open-store.js';
+import { UNNEST_COLUMN_TYPES } from '../../src/store/telemetry/insert.js';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
+
+describe('migration 0002', () => {
+  it('when its column list is read, then it is exactly the one it landed with (a new datapoint gets a migration of its own)', () => {
+    expect(TELEMETRY_DATAPOINT_COLUMNS_0002).toEqual([
+      ['speed', 'double precision'],
+      ['latitude', 'double precision'],
+      ['longitude', 'double precision'],
+      ['heading', 'double precision'],
+      ['rpm', 'double precision'],
+      ['odometer', 'double precision'],
+      ['fuel_level', 'double precision'],
+      ['range', 'double precision'],
+      ['left_front_tire_pressure', 'double precision'],
+      ['right_front_tire_pressure', 'double precision'],
+      ['left_rear_tire_pressure', 'double precision'],
+      ['right_rear_tire_pressure', 'double precision'],
+      ['oil_level', 'double precision'],
+      ['engine_cooling_temperature', 'double precision'],
+      ['lv_battery_voltage', 'double precision'],
+      ['hv_battery_voltage', 'double precision'],
+      ['hv_battery_soc', 'double precision'],
+      ['hv_battery_charging_status', 'text'],
+      ['seat_belt_status', 'text'],
+      ['event', 'text'],
+    ]);
+  });
+});
+
+/** A column's type as UNNEST_COLUMN_TYPES names it, from either dialect's own name for it. */
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  'varchar(17)': 'varchar', 'character varying': 'varchar', bigint: 'int8', 'double precision': 'float8', text: 'text',
+};
+
+describe.each(DATABASE_KINDS)('telemetry columns of a fresh database on %s', (kind) => {
+  let database: TestDatabase;
+  let store: StoreConnection;
+  let columns: Record<string, string>;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    store = openStore(database.url, { poolSize: 1 });
+    await migrateToLatest(store);
+    const { rows } = kind === 'sqlite'
+      ? await sql<{ name: string; type: string }>`select name, type from pragma_table_info('telemetry')`.execute(store.db)
+      : await sql<{ name: string; type: string }>`select column_name as name, data_type as type from information_schema.columns
+          where table_schema = current_schema() and table_name = 'telemetry'`.execute(store.db);
+    columns = Object.fromEntries(rows.map((r) => [r.name, TYPE_NAMES[r.type.toLowerCase()] ?? r.type]));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('when every migration has run, then its columns and their types are those schema.ts declares', () => {
+    expect(columns).toEqual(UNNEST_COLUMN_TYPES);
+  });
+
+  it('when every migration has run, then every stored datapoint has its column and no other datapoint column exists', () => {
+    const datapointColumns = Object.keys(columns).filter((name) => !['vin', 'ts', 'flag', 'received_at'].includes(name));
+    expect(datapointColumns.sort()).toEqual(STORED_DATAPOINTS.map((d) => d.name).sort());
+  });
+});
