@@ -10,6 +10,8 @@ export interface DialectCapabilities {
   readonly concurrentWriters: boolean;
   /** Tables can be partitioned by range and partitions dropped whole (PostgreSQL). */
   readonly rangePartitions: boolean;
+  /** A statement can notify other connections (`NOTIFY`, heard with `LISTEN`: PostgreSQL). */
+  readonly notifications: boolean;
   /**
    * A bound parameter can be a whole array (`$1::float8[]`), so a batch of any size goes in one
    * statement of constant text, e.g. `insert … select * from unnest($1, $2, …)` (PostgreSQL).
@@ -27,6 +29,7 @@ export const sqliteCapabilities: DialectCapabilities = Object.freeze({
   skipLocked: false,
   concurrentWriters: false,
   rangePartitions: false,
+  notifications: false,
   arrayParameters: false,
   serialKey: 'autoincrement',
 });
@@ -36,6 +39,7 @@ export const postgresCapabilities: DialectCapabilities = Object.freeze({
   skipLocked: true,
   concurrentWriters: true,
   rangePartitions: true,
+  notifications: true,
   arrayParameters: true,
   serialKey: 'bigserial',
 });

@@ -10,7 +10,7 @@ import { REGISTRY_CHANNEL, REGISTRY_TABLES } from '../registry-changes.js';
 export function registryNotificationsMigration(capabilities: DialectCapabilities): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      if (!capabilities.rangePartitions) return;
+      if (!capabilities.notifications) return;
       await sql`create or replace function telematics_registry_changed() returns trigger language plpgsql as $$
         begin
           perform pg_notify(${sql.lit(REGISTRY_CHANNEL)}, tg_table_name);
