@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTelemetryRetentionOnce } from '../../src/ingest/telemetry-retention.js';
+import { insertTelemetry } from '../../src/store/telemetry/insert.js';
+import { ensureTelemetryPartitions } from '../../src/store/telemetry/partitions.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS } from '../support/fixture-fleet.js';
 import { iso, startTestService, T0, type TestService } from '../support/test-service.js';
@@ -39,7 +41,21 @@ describe.each(DATABASE_KINDS)('telemetry retention on %s', (kind) => {
     expect(again).toEqual({ deletedRows: 0, droppedPartitions: [] });
     expect(await allTimestamps()).toEqual(expected);
 
-    // Ingest still works on the surviving days (partitions recreated on demand where dropped).
+    // Ingest still works on the surviving days: the oldest one kept (its partition straddles the
+    // cutoff on PostgreSQL) and the newest.
+    const oldestKept = cutoff + HOUR;
+    const newest = svc.clock.now() - HOUR;
+    expect((await svc.ingest([
+      { vin: ALPHA_VINS[0], date_time: iso(oldestKept), speed: 3 }, { vin: ALPHA_VINS[0], date_time: iso(newest), speed: 4 },
+    ])).body.rejected).toEqual([]);
+    expect(new Set(await allTimestamps())).toEqual(new Set([...expected, `${ALPHA_VINS[0]}@${oldestKept}`, `${ALPHA_VINS[0]}@${newest}`]));
+
+    // A day whose partition was dropped gets one again on demand: the store forgot it existed.
+    const inDroppedDay = cutoff - 48 * HOUR;
+    if (kind === 'postgres') expect(report.droppedPartitions).toContain(`telemetry_d${iso(inDroppedDay).slice(0, 10).replace(/-/g, '')}`);
+    await ensureTelemetryPartitions(svc.store, [inDroppedDay]);
+    await insertTelemetry(svc.store, [{ vin: ALPHA_VINS[0], ts: inDroppedDay, speed: 5, received_at: svc.clock.now() }]);
+    expect(await allTimestamps()).toContain(`${ALPHA_VINS[0]}@${inDroppedDay}`);
     svc.clock.t = T0;
   });
 });
