@@ -154,8 +154,8 @@ describe.each(DATABASE_KINDS)('registry cache under lookups of unknown names on 
   afterAll(async () => { await svc?.close(); });
 
   it('when 20,000 unknown tracker ids are looked up, then the application a token names is still read from the cache, and a refused id tried again costs no query', async () => {
-    // The service's own store, its statements counted; the cache is kept per store object, so
-    // the directory and the authentication share this one's, as they share the service's.
+    // The service's own database, its statements counted; the counted connection has a registry
+    // cache of its own, which the directory and the authentication share, as they share the service's.
     const counted = countedStore(svc.store);
     const header = `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}`;
     const authenticate = () => authenticateBearer(counted.store, svc.keyring, svc.tokenSettings, header, svc.clock.now());
