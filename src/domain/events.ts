@@ -1,7 +1,7 @@
 /**
  * The events of D12 as the outbox stores them: what happened, to which vehicle, visible to which
  * company (and, for a command, which application), with the data a receiver gets. Written in the
- * transaction of the change they report (src/store/events-queries.ts); delivery comes later.
+ * transaction of the change they report (src/store/event-appends.ts); delivery comes later.
  *
  * Ids are derived from what the event reports wherever that is unique (a command's outcome, a
  * trip, a record's instant), so writing the same fact twice (a re-sent record, a trip detected

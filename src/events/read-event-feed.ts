@@ -1,7 +1,7 @@
 /**
  * GET /events: a page of the events an application may see, oldest first, with a cursor to read
  * on from (OPERATIONS.md "Events", D12). Pages follow outbox positions, which only grow in the
- * order events become visible (store/events-queries.ts), so a reader resuming from any cursor
+ * order events become visible (store/event-appends.ts), so a reader resuming from any cursor
  * sees every event once. A cursor from before events retention has dropped is refused (410)
  * rather than answered with a silent gap.
  */

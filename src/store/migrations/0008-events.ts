@@ -5,7 +5,7 @@ import type { DialectCapabilities } from '../dialect.js';
  * The event outbox (D12) and what it needs:
  * - `events`: one row per event, written in the transaction of the change it reports. `seq` is the
  *   insertion order; `position` is what readers page by, assigned later, under a lock, in commit
- *   order (src/store/events-queries.ts): a serial id alone would let a reader skip a row that a
+ *   order (src/store/event-appends.ts): a serial id alone would let a reader skip a row that a
  *   slow transaction commits after a faster one with a higher id was already read.
  * - `event_positions`: the last position handed out, one row, so positions keep increasing even
  *   when retention has deleted every positioned event.

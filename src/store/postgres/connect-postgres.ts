@@ -13,7 +13,7 @@ const INT8_OID = 20;
 /**
  * Set for every session (an `options` parameter in the URL replaces them):
  * - READ COMMITTED, whatever the server's default: an event append that waited for the position
- *   counter re-reads it after the holder commits (store/events-queries.ts); under REPEATABLE READ
+ *   counter re-reads it after the holder commits (store/event-appends.ts); under REPEATABLE READ
  *   or SERIALIZABLE it would fail instead.
  * - A transaction left idle for a minute is ended by the server. This service never waits on
  *   anything outside the database inside a transaction, so only a process paused or cut off
