@@ -40,7 +40,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { checkIncomingRecord } from '../../dist/domain/telemetry-record.js';
-import { decodeTcpPacket } from '../../dist/gateway/teltonika/avl-decode.js';
+import { decodeTcpPacket } from '../../dist/gateway/teltonika/decode.js';
 import { TeltonikaFramer } from '../../dist/gateway/teltonika/framing.js';
 import { toIncomingRecords } from '../../dist/gateway/teltonika/to-incoming-records.js';
 import { collectGarbage, inspectorCall, inspectorUrlIn } from '../lib/inspector-gc.mjs';

@@ -6,7 +6,7 @@
  * commands through `onCommand` (the simulator applies `setdigout` to the vehicle).
  */
 import type { AvlRecord } from '../gateway/teltonika/avl-record.js';
-import { TeltonikaTrackerClient } from './teltonika-tracker-client.js';
+import { TeltonikaTrackerClient } from '../gateway/teltonika/simulated-client.js';
 import type { OsmandLocation } from './tracker-samples.js';
 
 export interface TrackerEndpoints {

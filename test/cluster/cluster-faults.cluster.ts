@@ -32,7 +32,7 @@ import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
 import { generateKeyringDocument, keyringFromDocument } from '../../src/security/keyring.js';
 import { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
-import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
+import { TeltonikaTrackerClient } from '../../src/gateway/teltonika/simulated-client.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { TelemetrySource } from '../../src/intake/telemetry-source.js';

@@ -6,12 +6,12 @@
 import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/avl-encode.js';
+import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/encode.js';
 import { CODEC_8, CODEC_8E, CODEC_16 } from '../../src/gateway/teltonika/avl-record.js';
-import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
+import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp-datagram.js';
 import { wrapTcpEnvelope } from '../../src/gateway/teltonika/tcp-envelope.js';
 import { encodeCodec12 } from '../../src/gateway/teltonika/codec12.js';
-import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
+import { TeltonikaTrackerClient } from '../../src/gateway/teltonika/simulated-client.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/avl-encode.js';
+import { encodeLogin, encodeTcpPacket } from '../../src/gateway/teltonika/encode.js';
 import { CODEC_8E } from '../../src/gateway/teltonika/avl-record.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createSocket } from 'node:dgram';
 import { CODEC_8E, type AvlRecord } from '../../src/gateway/teltonika/avl-record.js';
-import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp.js';
+import { encodeUdpDatagram } from '../../src/gateway/teltonika/udp-datagram.js';
 import { CommandWithheld } from '../../src/gateway/tracker-sessions.js';
-import { TeltonikaTrackerClient } from '../../src/sim/teltonika-tracker-client.js';
+import { TeltonikaTrackerClient } from '../../src/gateway/teltonika/simulated-client.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { SECRETS } from '../support/fixture-fleet.js';

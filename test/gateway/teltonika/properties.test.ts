@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeTcpPacket } from '../../../src/gateway/teltonika/avl-decode.js';
-import { encodeLogin, encodeTcpPacket } from '../../../src/gateway/teltonika/avl-encode.js';
+import { decodeTcpPacket } from '../../../src/gateway/teltonika/decode.js';
+import { encodeLogin, encodeTcpPacket } from '../../../src/gateway/teltonika/encode.js';
 import { CODEC_16, CODEC_8, CODEC_8E, type AvlCodec, type AvlRecord, type IoValue } from '../../../src/gateway/teltonika/avl-record.js';
 import { crc16Ibm } from '../../../src/gateway/teltonika/crc16.js';
 import { TeltonikaFramer, type TeltonikaFrame } from '../../../src/gateway/teltonika/framing.js';
-import { decodeUdpDatagram, encodeUdpDatagram } from '../../../src/gateway/teltonika/udp.js';
+import { decodeUdpDatagram, encodeUdpDatagram } from '../../../src/gateway/teltonika/udp-datagram.js';
 import { TRACCAR } from './traccar-vectors.js';
 import { WIKI, bytes } from './wiki-vectors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTcpPacket } from '../../../src/gateway/teltonika/avl-decode.js';
+import { decodeTcpPacket } from '../../../src/gateway/teltonika/decode.js';
 import type { AvlRecord, IoValue } from '../../../src/gateway/teltonika/avl-record.js';
 import { toIncomingRecords, toIncomingValues } from '../../../src/gateway/teltonika/to-incoming-records.js';
 import { checkIncomingRecord } from '../../../src/domain/telemetry-record.js';

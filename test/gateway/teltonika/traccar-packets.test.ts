@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTcpPacket } from '../../../src/gateway/teltonika/avl-decode.js';
-import { encodeTcpPacket } from '../../../src/gateway/teltonika/avl-encode.js';
+import { decodeTcpPacket } from '../../../src/gateway/teltonika/decode.js';
+import { encodeTcpPacket } from '../../../src/gateway/teltonika/encode.js';
 import type { AvlPacket } from '../../../src/gateway/teltonika/avl-record.js';
-import { decodeUdpDatagram } from '../../../src/gateway/teltonika/udp.js';
+import { decodeUdpDatagram } from '../../../src/gateway/teltonika/udp-datagram.js';
 import { TRACCAR } from './traccar-vectors.js';
 import { bytes } from './wiki-vectors.js';
 

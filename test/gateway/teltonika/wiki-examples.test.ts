@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { recordAck, loginAnswer, udpAck } from '../../../src/gateway/teltonika/acks.js';
-import { decodeTcpPacket } from '../../../src/gateway/teltonika/avl-decode.js';
-import { encodeLogin, encodeTcpPacket } from '../../../src/gateway/teltonika/avl-encode.js';
+import { decodeTcpPacket } from '../../../src/gateway/teltonika/decode.js';
+import { encodeLogin, encodeTcpPacket } from '../../../src/gateway/teltonika/encode.js';
 import type { AvlPacket, AvlRecord } from '../../../src/gateway/teltonika/avl-record.js';
 import { encodeCodec12 } from '../../../src/gateway/teltonika/codec12.js';
 import { crc16Ibm } from '../../../src/gateway/teltonika/crc16.js';
-import { decodeUdpDatagram, encodeUdpDatagram } from '../../../src/gateway/teltonika/udp.js';
+import { decodeUdpDatagram, encodeUdpDatagram } from '../../../src/gateway/teltonika/udp-datagram.js';
 import { WIKI, bytes } from './wiki-vectors.js';
 
 const avl = (hex: string): AvlPacket => {

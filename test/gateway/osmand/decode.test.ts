@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { checkIncomingRecord } from '../../../src/domain/telemetry-record.js';
 import {
   decodeOsmandJson, decodeOsmandQuery, MAX_OSMAND_LOCATIONS, parseOsmandTimestamp, type OsmandDecode,
-} from '../../../src/gateway/osmand/decode-osmand.js';
+} from '../../../src/gateway/osmand/decode.js';
 
 const RECEIVED = Date.UTC(2026, 10, 20, 12, 0, 0);
 

@@ -10,10 +10,10 @@
  * bytes, which tells them apart.
  */
 import { connect, type Socket } from 'node:net';
-import { encodeLogin, encodeTcpPacket } from '../gateway/teltonika/avl-encode.js';
-import { CODEC_8E, type AvlCodec, type AvlRecord } from '../gateway/teltonika/avl-record.js';
-import { decodeTcpPacket } from '../gateway/teltonika/avl-decode.js';
-import { CODEC12_COMMAND, CODEC12_RESPONSE, encodeCodec12 } from '../gateway/teltonika/codec12.js';
+import { encodeLogin, encodeTcpPacket } from './encode.js';
+import { CODEC_8E, type AvlCodec, type AvlRecord } from './avl-record.js';
+import { decodeTcpPacket } from './decode.js';
+import { CODEC12_COMMAND, CODEC12_RESPONSE, encodeCodec12 } from './codec12.js';
 
 export class TrackerRefused extends Error {
   constructor(imei: string) {

@@ -29,7 +29,7 @@ import type { TrackerDirectory } from '../tracker-directory.js';
 import { SessionMovement } from '../session-movement.js';
 import { CommandWithheld, type TrackerSession, type TrackerSessions } from '../tracker-sessions.js';
 import { loginAnswer, recordAck } from './acks.js';
-import { decodeTcpPacket } from './avl-decode.js';
+import { decodeTcpPacket } from './decode.js';
 import { CODEC12_RESPONSE, encodeCodec12 } from './codec12.js';
 import { TeltonikaFramer, type TeltonikaFrame } from './framing.js';
 import { toIncomingRecords } from './to-incoming-records.js';

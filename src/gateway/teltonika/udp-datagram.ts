@@ -3,8 +3,8 @@
  * then the same AVL array as TCP but with no CRC (UDP's own checksum is all there is). There is
  * no session, so every datagram names its device and is checked on its own.
  */
-import { decodeAvlData } from './avl-decode.js';
-import { encodeAvlData, type EncodeOptions } from './avl-encode.js';
+import { decodeAvlData } from './decode.js';
+import { encodeAvlData, type EncodeOptions } from './encode.js';
 import { malformed, type AvlCodec, type AvlPacket, type AvlRecord, type DecodeFailure } from './avl-record.js';
 
 export interface UdpHeader {

@@ -15,7 +15,7 @@ import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
 import { udpAck } from './acks.js';
 import { toIncomingRecords } from './to-incoming-records.js';
-import { decodeUdpDatagram, type UdpDecode } from './udp.js';
+import { decodeUdpDatagram, type UdpDecode } from './udp-datagram.js';
 
 const LABELS = { protocol: 'teltonika', transport: 'udp' } as const;
 /** Ignition states kept for this many IMEIs; beyond that the oldest are forgotten (no event for their next change). */

@@ -15,8 +15,8 @@ import { clientErrorHandlerOf } from '../../http/error-handler.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
 import type { TrackerDirectory } from '../tracker-directory.js';
-import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode-osmand.js';
-import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './osmand-answers.js';
+import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode.js';
+import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './acks.js';
 
 const LABELS = { protocol: 'osmand', transport: 'http' } as const;
 /** A JSON batch of 500 locations is about 250 KB. */

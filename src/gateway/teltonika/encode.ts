@@ -1,5 +1,5 @@
 /**
- * The inverse of avl-decode, for tests and the simulated tracker. By default each IO value goes
+ * The inverse of decode.ts, for tests and the simulated tracker. By default each IO value goes
  * in the narrowest group that holds it (a bigint always in the 8-byte group, a Buffer in NX):
  * the decoder reads values, not widths, so decode(encode(r)) equals r. `widths` pins an id to
  * the group a real device uses (IO 241 is 4 bytes on FMB even when the value fits 2), which is

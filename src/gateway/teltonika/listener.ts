@@ -11,8 +11,8 @@ import { createServer as createTlsServer } from 'node:tls';
 import { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
 import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
-import { TeltonikaConnection, type TeltonikaConnectionDeps } from './teltonika-connection.js';
-import { TeltonikaUdpHandler } from './teltonika-udp.js';
+import { TeltonikaConnection, type TeltonikaConnectionDeps } from './connection.js';
+import { TeltonikaUdpHandler } from './udp-listener.js';
 
 export interface TeltonikaListenSettings {
   readonly host: string;
