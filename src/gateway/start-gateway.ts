@@ -16,7 +16,8 @@ import { startTeltonikaListener, type TeltonikaListener } from './teltonika/list
 import { readOpenFileLimit } from './open-file-limit.js';
 import { TrackerConnectionCap, trackerConnectionLimitsOf } from './tracker-connection-cap.js';
 import { TrackerCommandDispatcher } from './tracker-command-dispatcher.js';
-import { TrackerDirectory } from './tracker-directory.js';
+import { IntakeGroups } from './intake-groups.js';
+import { TrackerLookup } from './tracker-lookup.js';
 import { TrackerSessions } from './tracker-sessions.js';
 
 export interface GatewaySettings {
@@ -48,7 +49,8 @@ export async function startGateway(
   store: StoreConnection, clock: Clock, settings: GatewaySettings, registry: Registry, logger: Logger,
 ): Promise<RunningGateway> {
   const metrics = new GatewayMetrics(registry);
-  const directory = new TrackerDirectory(store, clock, settings.intake, logger);
+  const lookup = new TrackerLookup(store, clock, logger, { lastKnownDuringOutage: settings.intake.queue !== undefined });
+  const intake = new IntakeGroups(store, clock, settings.intake);
   const sessions = new TrackerSessions();
   const cap = new TrackerConnectionCap(connectionLimits(settings, logger), metrics, logger);
   let teltonika: TeltonikaListener | undefined;
@@ -58,14 +60,14 @@ export async function startGateway(
     if (teltonikaPort !== undefined) {
       teltonika = await inUseSays('--teltonika-port / --teltonika-tls-port', () => startTeltonikaListener(
         { host: settings.host, port: teltonikaPort, tls: settings.teltonikaTls },
-        { directory, sessions, metrics, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs },
+        { lookup, intake, sessions, metrics, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs },
         cap,
       ));
       logger.info({ host: settings.host, port: teltonika.port, tlsPort: teltonika.tlsPort }, 'Teltonika trackers: TCP and UDP listening');
     }
     const osmandPort = settings.osmandPort;
     if (osmandPort !== undefined) {
-      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, directory, metrics, cap, logger));
+      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, lookup, intake, metrics, cap, logger));
       logger.info({ host: settings.host, port: osmand.port }, 'OsmAnd trackers: HTTP listening');
     }
   } catch (error) {
@@ -84,7 +86,7 @@ export async function startGateway(
       await teltonika?.close();
       await osmand?.close();
       await dispatcher.settle();
-      await directory.settle();
+      await intake.settle();
     },
   };
 }

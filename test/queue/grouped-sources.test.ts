@@ -1,5 +1,5 @@
 /**
- * The tracker gateway hands the intake one group of many trackers' deliveries (TrackerDirectory,
+ * The tracker gateway hands the intake one group of many trackers' deliveries (IntakeGroups,
  * up to 5,000 records): queued, that group is one JetStream message per partition, not one per
  * tracker, and each row still travels with its own source, so the writers
  * check every row against the tracker that delivered it, not against any source of the message.

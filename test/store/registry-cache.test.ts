@@ -13,7 +13,7 @@ import type { StoreConnection } from '../../src/store/connection.js';
 import { Kysely, SqliteDialect } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { authenticateBearer } from '../../src/auth/authenticate-bearer.js';
-import { TrackerDirectory } from '../../src/gateway/tracker-directory.js';
+import { TrackerLookup } from '../../src/gateway/tracker-lookup.js';
 import { createLogger } from '../../src/logger.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
@@ -155,11 +155,11 @@ describe.each(DATABASE_KINDS)('registry cache under lookups of unknown names on 
 
   it('when 20,000 unknown tracker ids are looked up, then the application a token names is still read from the cache, and a refused id tried again costs no query', async () => {
     // The service's own database, its statements counted; the counted connection has a registry
-    // cache of its own, which the directory and the authentication share, as they share the service's.
+    // cache of its own, which the tracker lookup and the authentication share, as they share the service's.
     const counted = countedStore(svc.store);
     const header = `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}`;
     const authenticate = () => authenticateBearer(counted.store, svc.keyring, svc.tokenSettings, header, svc.clock.now());
-    const directory = new TrackerDirectory(counted.store, svc.clock, { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, createLogger('silent'));
+    const lookup = new TrackerLookup(counted.store, svc.clock, createLogger('silent'), { lastKnownDuringOutage: false });
     expect(await authenticate()).toHaveProperty('principal');
     counted.reset();
     await authenticate();
@@ -167,12 +167,12 @@ describe.each(DATABASE_KINDS)('registry cache under lookups of unknown names on 
 
     const ids = Array.from({ length: 20_000 }, (_, i) => `35${String(i).padStart(13, '0')}`);
     for (let i = 0; i < ids.length; i += 200) {
-      expect(await Promise.all(ids.slice(i, i + 200).map((id) => directory.find('teltonika', id)))).toEqual(Array(Math.min(200, ids.length - i)).fill(undefined));
+      expect(await Promise.all(ids.slice(i, i + 200).map((id) => lookup.find('teltonika', id)))).toEqual(Array(Math.min(200, ids.length - i)).fill(undefined));
     }
     expect(counted.statements).toHaveLength(20_000); // one indexed query per new id
     counted.reset();
     expect(await authenticate()).toHaveProperty('principal');
-    expect(await directory.find('teltonika', ids.at(-1)!)).toBeUndefined();
+    expect(await lookup.find('teltonika', ids.at(-1)!)).toBeUndefined();
     expect(counted.statements).toEqual([]);
   }, 120_000);
 });

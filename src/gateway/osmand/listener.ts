@@ -14,7 +14,8 @@ import type { Logger } from 'pino';
 import { clientErrorHandlerOf } from '../../http/error-handler.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
-import type { TrackerDirectory } from '../tracker-directory.js';
+import type { IntakeGroups } from '../intake-groups.js';
+import type { TrackerLookup } from '../tracker-lookup.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode.js';
 import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './acks.js';
 
@@ -37,7 +38,7 @@ function decode(request: FastifyRequest, now: number): { decoded: OsmandDecode; 
   return { decoded: { ok: false, status: 400, reason: 'the position is missing: send id, lat, lon and timestamp in the query string' }, json: false };
 }
 
-export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): FastifyInstance {
+export function buildOsmandApp(lookup: TrackerLookup, intake: IntakeGroups, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): FastifyInstance {
   // Fastify's own info lines (its listen line) repeat the gateway's: warnings and worse only.
   const level = logger.levels.values[logger.level]! >= logger.levels.values.warn! ? logger.level : 'warn';
   const log = logger.child({ listener: 'osmand' }, { level }) as FastifyBaseLogger;
@@ -68,22 +69,22 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: fixedDetail(404) }));
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { decoded, json } = decode(request, directory.now());
+    const { decoded, json } = decode(request, lookup.now());
     if (!decoded.ok) {
       metrics.packets.inc({ ...LABELS, outcome: 'malformed' });
       return reply.code(400).send({ detail: decoded.reason });
     }
-    const vehicle = await directory.find('osmand', decoded.deviceId);
+    const vehicle = await lookup.find('osmand', decoded.deviceId);
     if (!vehicle) {
       metrics.unknownIds.inc(LABELS);
       metrics.packets.inc({ ...LABELS, outcome: 'unknown_id' });
-      directory.logRefusal('osmand', decoded.deviceId, request.ip);
+      lookup.logRefusal('osmand', decoded.deviceId, request.ip);
       return reply.code(json ? 404 : 400).send({ detail: UNREGISTERED_DEVICE });
     }
     const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values }));
     let refused: number;
     try {
-      refused = (await directory.deliver('osmand', decoded.deviceId, vehicle, records)).rejected.length;
+      refused = (await intake.deliver('osmand', decoded.deviceId, vehicle, records)).rejected.length;
     } catch (error) {
       metrics.packets.inc({ ...LABELS, outcome: 'store_failed' });
       logger.warn({ err: error, deviceId: decoded.deviceId }, 'OsmAnd position not stored');
@@ -102,8 +103,8 @@ export function buildOsmandApp(directory: TrackerDirectory, metrics: GatewayMetr
   return app;
 }
 
-export async function startOsmandListener(host: string, port: number, directory: TrackerDirectory, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): Promise<OsmandListener> {
-  const app = buildOsmandApp(directory, metrics, cap, logger);
+export async function startOsmandListener(host: string, port: number, lookup: TrackerLookup, intake: IntakeGroups, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): Promise<OsmandListener> {
+  const app = buildOsmandApp(lookup, intake, metrics, cap, logger);
   await app.listen({ host, port });
   const address = app.server.address();
   return { port: typeof address === 'object' && address ? address.port : port, close: () => app.close() };

@@ -25,7 +25,8 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { TrackedVehicle } from '../../store/vehicles-queries.js';
 import type { GatewayMetrics, TrackerTransport } from '../gateway-metrics.js';
-import type { TrackerDirectory } from '../tracker-directory.js';
+import type { IntakeGroups } from '../intake-groups.js';
+import type { TrackerLookup } from '../tracker-lookup.js';
 import { SessionMovement } from '../session-movement.js';
 import { CommandWithheld, type TrackerSession, type TrackerSessions } from '../tracker-sessions.js';
 import { loginAnswer, recordAck } from './acks.js';
@@ -35,7 +36,8 @@ import { TeltonikaFramer, type TeltonikaFrame } from './framing.js';
 import { toIncomingRecords } from './to-incoming-records.js';
 
 export interface TeltonikaConnectionDeps {
-  readonly directory: TrackerDirectory;
+  readonly lookup: TrackerLookup;
+  readonly intake: IntakeGroups;
   readonly sessions: TrackerSessions;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
@@ -162,11 +164,11 @@ export class TeltonikaConnection implements TrackerSession {
   async #login(imei: string): Promise<void> {
     if (this.#imei !== undefined) return this.#refuseStream('a second login on one connection');
     this.#imei = imei;
-    const vehicle = await this.#deps.directory.find('teltonika', imei);
+    const vehicle = await this.#deps.lookup.find('teltonika', imei);
     if (this.#closed) return;
     if (!vehicle) {
       this.#deps.metrics.unknownIds.inc(this.#labels);
-      this.#deps.directory.logRefusal('teltonika', imei, this.#socket.remoteAddress);
+      this.#deps.lookup.logRefusal('teltonika', imei, this.#socket.remoteAddress);
       this.#socket.end(loginAnswer(false));
       this.#closed = true;
       return;
@@ -180,7 +182,7 @@ export class TeltonikaConnection implements TrackerSession {
 
   async #packet(bytes: Buffer): Promise<void> {
     if (!this.#vehicle) return this.#refuseStream('a packet before the login');
-    const vehicle = await this.#deps.directory.find('teltonika', this.#imei!);
+    const vehicle = await this.#deps.lookup.find('teltonika', this.#imei!);
     if (vehicle?.vin !== this.#vehicle.vin) {
       this.#deps.logger.info({ imei: this.#imei, vin: this.#vehicle.vin, now: vehicle?.vin ?? null }, 'tracker no longer registered to the vehicle it logged in as; disconnected');
       this.#socket.destroy();
@@ -196,10 +198,10 @@ export class TeltonikaConnection implements TrackerSession {
       if (decoded.type === CODEC12_RESPONSE) this.#settleAnswer(decoded.text);
       return;
     }
-    const receivedAt = this.#deps.directory.now();
+    const receivedAt = this.#deps.lookup.now();
     const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.records, this.#ignition);
     try {
-      await this.#deps.directory.deliver('teltonika', this.#imei!, vehicle, records);
+      await this.#deps.intake.deliver('teltonika', this.#imei!, vehicle, records);
     } catch (error) {
       this.#deps.metrics.packets.inc({ ...this.#labels, outcome: 'store_failed' });
       this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker records not stored; no ack, connection closed (the tracker resends)');

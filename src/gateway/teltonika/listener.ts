@@ -77,8 +77,8 @@ export async function startTeltonikaListener(settings: TeltonikaListenSettings, 
     const port = await listen(tcp, settings.port, settings.host);
     servers.push(tcp);
     await bind(udp, port, settings.host);
-    const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.directory.now());
-    const udpHandler = new TeltonikaUdpHandler(udp, deps.directory, deps.metrics, deps.logger, besideSessions);
+    const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.lookup.now());
+    const udpHandler = new TeltonikaUdpHandler(udp, deps.lookup, deps.intake, deps.metrics, deps.logger, besideSessions);
     const tlsPort = tls ? await listen(tls, settings.tls!.port, settings.host) : undefined;
     if (tls) servers.push(tls);
     return {

@@ -12,7 +12,8 @@ import type { Socket as UdpSocket, RemoteInfo } from 'node:dgram';
 import type { Logger } from 'pino';
 import type { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
-import type { TrackerDirectory } from '../tracker-directory.js';
+import type { IntakeGroups } from '../intake-groups.js';
+import type { TrackerLookup } from '../tracker-lookup.js';
 import { udpAck } from './acks.js';
 import { toIncomingRecords } from './to-incoming-records.js';
 import { decodeUdpDatagram, type UdpDecode } from './udp-datagram.js';
@@ -25,7 +26,8 @@ const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export class TeltonikaUdpHandler {
   readonly #socket: UdpSocket;
-  readonly #directory: TrackerDirectory;
+  readonly #lookup: TrackerLookup;
+  readonly #intake: IntakeGroups;
   readonly #metrics: GatewayMetrics;
   readonly #logger: Logger;
   readonly #besideSessions: DatagramsBesideSessions;
@@ -34,9 +36,10 @@ export class TeltonikaUdpHandler {
   readonly #chains = new Map<string, Promise<void>>();
   #queuedBytes = 0;
 
-  constructor(socket: UdpSocket, directory: TrackerDirectory, metrics: GatewayMetrics, logger: Logger, besideSessions: DatagramsBesideSessions) {
+  constructor(socket: UdpSocket, lookup: TrackerLookup, intake: IntakeGroups, metrics: GatewayMetrics, logger: Logger, besideSessions: DatagramsBesideSessions) {
     this.#socket = socket;
-    this.#directory = directory;
+    this.#lookup = lookup;
+    this.#intake = intake;
     this.#metrics = metrics;
     this.#logger = logger;
     this.#besideSessions = besideSessions;
@@ -68,17 +71,17 @@ export class TeltonikaUdpHandler {
   }
 
   async #handle(decoded: Extract<UdpDecode, { ok: true }>, peer: RemoteInfo): Promise<void> {
-    const vehicle = await this.#directory.find('teltonika', decoded.imei);
+    const vehicle = await this.#lookup.find('teltonika', decoded.imei);
     if (!vehicle) {
       this.#metrics.unknownIds.inc(LABELS);
       this.#metrics.packets.inc({ ...LABELS, outcome: 'unknown_id' });
-      this.#directory.logRefusal('teltonika', decoded.imei, peer.address);
+      this.#lookup.logRefusal('teltonika', decoded.imei, peer.address);
       return;
     }
     this.#besideSessions.note('teltonika', decoded.imei, peer.address, decoded.avl.count);
     const { records, ignition } = toIncomingRecords(vehicle.vin, decoded.avl.records, this.#ignition.get(decoded.imei));
     try {
-      await this.#directory.deliver('teltonika', decoded.imei, vehicle, records);
+      await this.#intake.deliver('teltonika', decoded.imei, vehicle, records);
     } catch (error) {
       this.#metrics.packets.inc({ ...LABELS, outcome: 'store_failed' });
       this.#logger.warn({ err: error, imei: decoded.imei }, 'tracker records not stored; no answer (the tracker resends)');
