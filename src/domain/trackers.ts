@@ -1,32 +1,51 @@
 /**
  * Trackers in the registry (OPERATIONS.md "Trackers", D11): which protocols a vehicle's own
- * device may speak, what a device id looks like, which commands each protocol can carry, and the
- * text a command becomes. Pure: no I/O.
+ * device may speak, what a device id of each looks like, and which commands each can carry. Pure:
+ * no I/O. The rest of a protocol (wire format, listener, command texts, simulated device) is its
+ * gateway module (gateway/<protocol>/index.ts), which refers to its entry here: the fleet file is
+ * checked in the domain, which imports no adapter.
  */
 import type { CommandName } from './command-catalogue.js';
 
-export const DEVICE_PROTOCOLS = Object.freeze(['teltonika', 'osmand'] as const);
-export type DeviceProtocol = (typeof DEVICE_PROTOCOLS)[number];
+/** What the registry knows of one tracker protocol. */
+export interface DeviceProtocolRules {
+  /** What a device id looks like, the rule as a refusal states it, and one id that follows it (CLI help, tests). */
+  readonly id: { readonly pattern: RegExp; readonly rule: string; readonly example: string };
+  /** The commands it can carry to a device; none: it has no downlink. */
+  readonly commands: readonly CommandName[];
+}
+
+/**
+ * One entry per protocol, in the order operators see them listed; the gateway must have a module
+ * for each (gateway/tracker-protocols.ts). A Teltonika tracker logs in with its 15-digit IMEI.
+ * OsmAnd apps send whatever id the user set (Traccar Client defaults to 8 random digits): letters,
+ * digits and a few separators; OsmAnd has no downlink (D11), so its vehicles take no command,
+ * whatever the plan and OEM allow.
+ */
+export const DEVICE_PROTOCOL_RULES = Object.freeze({
+  teltonika: {
+    id: { pattern: /^\d{15}$/, rule: 'a 15-digit IMEI', example: '356307042441013' },
+    commands: Object.freeze(['diagnostics', 'disable_ignition', 'enable_ignition'] as const),
+  },
+  osmand: {
+    id: { pattern: /^[A-Za-z0-9_.:-]{1,64}$/, rule: '1-64 letters, digits, ".", ":", "_" or "-"', example: '48241179' },
+    commands: Object.freeze([] as const),
+  },
+}) satisfies Readonly<Record<string, DeviceProtocolRules>>;
+
+export type DeviceProtocol = keyof typeof DEVICE_PROTOCOL_RULES;
+export const DEVICE_PROTOCOLS: readonly DeviceProtocol[] = Object.freeze(Object.keys(DEVICE_PROTOCOL_RULES) as DeviceProtocol[]);
 
 export interface VehicleDevice {
   readonly protocol: DeviceProtocol;
   readonly id: string;
 }
 
-/**
- * A Teltonika tracker logs in with its 15-digit IMEI. OsmAnd apps send whatever id the user set
- * (Traccar Client defaults to 8 random digits): letters, digits and a few separators.
- */
-export const DEVICE_ID_RULES: Readonly<Record<DeviceProtocol, { readonly pattern: RegExp; readonly rule: string }>> = Object.freeze({
-  teltonika: { pattern: /^\d{15}$/, rule: 'a 15-digit IMEI' },
-  osmand: { pattern: /^[A-Za-z0-9_.:-]{1,64}$/, rule: '1-64 letters, digits, ".", ":", "_" or "-"' },
-});
-
 export const isDeviceProtocol = (value: unknown): value is DeviceProtocol => (DEVICE_PROTOCOLS as readonly unknown[]).includes(value);
 
 /** Why `id` cannot be a device id of `protocol`; undefined when it can. */
 export function deviceIdProblem(protocol: DeviceProtocol, id: unknown): string | undefined {
-  const { pattern, rule } = DEVICE_ID_RULES[protocol];
+  const { pattern, rule } = DEVICE_PROTOCOL_RULES[protocol].id;
   return typeof id === 'string' && pattern.test(id) ? undefined : `${JSON.stringify(id ?? null)} is not a ${protocol} device id (${rule})`;
 }
 
@@ -40,17 +59,14 @@ export function parseDeviceText(text: string): VehicleDevice | { readonly proble
   return problem === undefined ? { protocol, id } : { problem };
 }
 
-/** OsmAnd has no downlink (D11): its vehicles take no command, whatever the plan and OEM allow. */
-export const DEVICE_COMMANDS: Readonly<Record<DeviceProtocol, readonly CommandName[]>> = Object.freeze({
-  teltonika: ['diagnostics', 'disable_ignition', 'enable_ignition'],
-  osmand: [],
-});
+/** `teltonika:356307042441013 or osmand:48241179`: one device of each protocol, as `--device` takes it. */
+export const DEVICE_TEXT_EXAMPLES: string = DEVICE_PROTOCOLS.map((p) => `${p}:${DEVICE_PROTOCOL_RULES[p].id.example}`).join(' or ');
 
 /** The commands that switch the relay: refused while the vehicle moves, answered with output states. */
 export const IGNITION_COMMANDS: ReadonlySet<string> = new Set(['disable_ignition', 'enable_ignition']);
 
 export function deviceTakes(protocol: string | null, command: string): boolean {
-  return protocol === null || (isDeviceProtocol(protocol) && (DEVICE_COMMANDS[protocol] as readonly string[]).includes(command));
+  return protocol === null || (isDeviceProtocol(protocol) && (DEVICE_PROTOCOL_RULES[protocol].commands as readonly string[]).includes(command));
 }
 
 /**
@@ -64,18 +80,6 @@ export interface ImmobilizerSettings {
 }
 export const DEFAULT_IMMOBILIZER: ImmobilizerSettings = Object.freeze({ output: 1, cut: 'on' });
 export const MAX_DIGITAL_OUTPUT = 4;
-
-/**
- * The Codec 12 text of a command: `setdigout` with one state character per output up to the
- * relay's (`?` leaves the others as they are), `getinfo` for diagnostics.
- */
-export function trackerCommandText(command: string, immobilizer: ImmobilizerSettings = DEFAULT_IMMOBILIZER): string | undefined {
-  if (command === 'diagnostics') return 'getinfo';
-  if (command !== 'disable_ignition' && command !== 'enable_ignition') return undefined;
-  const cut = immobilizer.cut === 'on' ? '1' : '0';
-  const state = command === 'disable_ignition' ? cut : cut === '1' ? '0' : '1';
-  return `setdigout ${'?'.repeat(immobilizer.output - 1)}${state}`;
-}
 
 /**
  * Stored OEM tracker settings (JSON, written by the fleet file's checks) read back: none stored is

@@ -16,11 +16,12 @@
 import type { Clock } from '../domain/clock.js';
 import { OemFailure, type CommandRequest, type CommandState, type OemConnector } from '../domain/oem-connector.js';
 import { formatSpacedLocal } from '../domain/time.js';
-import { IGNITION_COMMANDS, parseImmobilizer, trackerCommandText } from '../domain/trackers.js';
+import { parseImmobilizer } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { findDeviceCommand, insertDeviceCommand } from '../store/device-commands-queries.js';
 import { latestValues } from '../store/telemetry/read.js';
 import { findVehicleTracker } from '../store/vehicles-queries.js';
+import { teltonikaAnswerRan, teltonikaCommandText } from './teltonika/commands.js';
 
 export interface TrackerLinkSettings {
   /** How long an unsent command waits for its tracker: the command's own deadline. */
@@ -28,8 +29,6 @@ export interface TrackerLinkSettings {
 }
 
 const STATUS_PREFIX = 'device:';
-/** An FMB tracker answers `setdigout` with the outputs' states (`DOUT1:ON Timeout:INFINITY`). */
-const DIGOUT_ANSWER = /DOUT\d/i;
 
 export class TrackerCommandLink implements OemConnector {
   readonly #store: StoreConnection;
@@ -45,7 +44,7 @@ export class TrackerCommandLink implements OemConnector {
   async initiate(request: CommandRequest): Promise<{ statusUrl: string }> {
     const tracker = await findVehicleTracker(this.#store.db, request.vin);
     const immobilizer = parseImmobilizer(tracker?.deviceSettings ?? null);
-    const text = immobilizer && trackerCommandText(request.command, immobilizer);
+    const text = immobilizer && teltonikaCommandText(request.command, immobilizer);
     if (!tracker?.deviceId || !text) throw new OemFailure('initiate', `vehicle ${request.vin} has no tracker that takes ${request.command}`);
     const now = this.#clock.now();
     await insertDeviceCommand(this.#store.db, {
@@ -60,8 +59,7 @@ export class TrackerCommandLink implements OemConnector {
     if (!row) return { state: 'error', reason: 'internal' };
     if (row.refusal !== null) return { state: 'error', reason: row.refusal };
     if (row.answered_at === null) return { state: 'pending' };
-    // An ignition command answered with anything but output states was not run (`Unknown command`).
-    if (IGNITION_COMMANDS.has(row.command) && !DIGOUT_ANSWER.test(row.answer ?? '')) return { state: 'error', reason: 'unsupported' };
+    if (!teltonikaAnswerRan(row.command, row.answer ?? '')) return { state: 'error', reason: 'unsupported' };
     return { state: 'success', result: await this.#result(row.vin, row.command, row.answered_at) };
   }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFleetFile, type Fleet } from '../../src/domain/fleet-file.js';
-import { parseDeviceText, trackerCommandText } from '../../src/domain/trackers.js';
+import { DEVICE_PROTOCOL_RULES, DEVICE_PROTOCOLS, DEVICE_TEXT_EXAMPLES, deviceIdProblem, parseDeviceText } from '../../src/domain/trackers.js';
 import { applyFleet, FleetRejected } from '../../src/registry/apply-fleet.js';
 import { generateKeyringDocument, keyringFromDocument } from '../../src/security/keyring.js';
 import type { StoreConnection } from '../../src/store/connection.js';
@@ -52,21 +52,17 @@ describe('tracker entries of the fleet file', () => {
     ]);
   });
 
-  it('when the immobilizer is on another output or cut by switching it off, then the setdigout text follows', () => {
-    expect(trackerCommandText('disable_ignition')).toBe('setdigout 1');
-    expect(trackerCommandText('enable_ignition')).toBe('setdigout 0');
-    expect(trackerCommandText('disable_ignition', { output: 2, cut: 'on' })).toBe('setdigout ?1');
-    expect(trackerCommandText('enable_ignition', { output: 3, cut: 'off' })).toBe('setdigout ??1');
-    expect(trackerCommandText('diagnostics')).toBe('getinfo');
-    expect(trackerCommandText('lock_doors')).toBeUndefined();
-  });
-
   it('when --device is read, then protocol and id are checked', () => {
     expect(parseDeviceText('teltonika:356307042441013')).toEqual({ protocol: 'teltonika', id: '356307042441013' });
     expect(parseDeviceText('osmand:phone-7')).toEqual({ protocol: 'osmand', id: 'phone-7' });
     expect(parseDeviceText('gt06:1')).toEqual({ problem: '--device must be <protocol>:<id> with protocol teltonika or osmand' });
     expect(parseDeviceText('teltonika')).toEqual({ problem: '--device must be teltonika:<id>' });
     expect(parseDeviceText('osmand:a b')).toEqual({ problem: '"a b" is not a osmand device id (1-64 letters, digits, ".", ":", "_" or "-")' });
+  });
+
+  it('when each protocol\'s example device id is checked, then it follows that protocol\'s rule, and the help text lists one of each', () => {
+    for (const protocol of DEVICE_PROTOCOLS) expect(deviceIdProblem(protocol, DEVICE_PROTOCOL_RULES[protocol].id.example)).toBeUndefined();
+    expect(DEVICE_TEXT_EXAMPLES).toBe('teltonika:356307042441013 or osmand:48241179');
   });
 });
 

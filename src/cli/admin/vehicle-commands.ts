@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { findCompany, findVehicleRow } from '../../store/registry-queries.js';
 import { listAllVehicles } from '../../store/vehicles-queries.js';
 import { formatIsoLocal } from '../../domain/time.js';
-import { parseDeviceText, type VehicleDevice } from '../../domain/trackers.js';
+import { DEVICE_TEXT_EXAMPLES, parseDeviceText, type VehicleDevice } from '../../domain/trackers.js';
 import { emit, table, UsageError } from '../output.js';
 import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
 import { applyRegistryChange, defined, numberFlag } from './apply-registry-change.js';
@@ -16,7 +16,7 @@ function vehicleOptions(command: Command): Command {
     .option('--status <status>', 'active or inactive')
     .option('--ownership <type>', 'owned, financed, leased or rental')
     .option('--fuel-capacity <liters>', 'tank capacity in liters')
-    .option('--device <protocol:id>', 'its own tracker, e.g. teltonika:356307042441013 or osmand:48241179 (OEMs with the device connector; `none` removes it)')
+    .option('--device <protocol:id>', `its own tracker, e.g. ${DEVICE_TEXT_EXAMPLES} (OEMs with the device connector; \`none\` removes it)`)
     .option('--sim-profile <profile>', 'simulate it: normal, offline, moving, privacy or flaky')
     .option('--no-sim-telemetry', 'simulated vehicle generates no telemetry');
 }
