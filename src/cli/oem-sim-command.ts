@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { parseDuration } from '../config.js';
 import { describeProblems, validateFleetFile } from '../domain/fleet-file.js';
 import { systemClock } from '../domain/clock.js';
 import { isLoopbackHost } from '../domain/dial-policy.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
+import type { TrackerEndpoints } from '../gateway/simulated-tracker.js';
+import { TRACKER_PROTOCOLS } from '../gateway/tracker-protocols.js';
 import { createLogger } from '../logger.js';
 import { FleetSimulator } from '../sim/fleet-simulator.js';
 import { fleetFileVehicles, MissingIngestKey } from '../sim/fleet-file-vehicles.js';
 import { UsageError } from './output.js';
 import { progressBar } from './progress-bar.js';
 import { SimulatedOemCloud } from '../sim/simulated-oem-cloud.js';
-import type { TrackerEndpoints } from '../sim/tracker-uplinks.js';
 
 interface OemSimOptions {
   faultInitiateErrorRate: string;
@@ -29,9 +31,9 @@ interface OemSimOptions {
   glitchRate: string;
   ingestKey?: string;
   apiKey?: string;
-  teltonika?: string;
-  osmandUrl?: string;
   logLevel: string;
+  /** Each tracker protocol's option (`--teltonika`, `--osmand-url`), by its attribute name. */
+  [trackerOption: string]: unknown;
 }
 
 function number(value: string, flag: string, min: number, max: number): number {
@@ -40,21 +42,21 @@ function number(value: string, flag: string, min: number, max: number): number {
   return n;
 }
 
-/** `--teltonika host:port` and `--osmand-url`, checked. */
+/** Each tracker protocol's option (`--teltonika host:port`, `--osmand-url`), checked. */
 function trackerEndpoints(opts: OemSimOptions): TrackerEndpoints {
-  let teltonika: TrackerEndpoints['teltonika'];
-  if (opts.teltonika !== undefined) {
-    const m = /^(.+):(\d{1,5})$/.exec(opts.teltonika);
-    const port = m ? Number(m[2]) : 0;
-    if (!m || port < 1 || port > 65535) throw new UsageError('--teltonika must be HOST:PORT, e.g. 127.0.0.1:5027');
-    teltonika = { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+  const endpoints: { [P in DeviceProtocol]?: string } = {};
+  for (const { protocol, simulated: { option } } of TRACKER_PROTOCOLS) {
+    const value = opts[new Option(option.flags).attributeName()];
+    if (typeof value !== 'string') continue;
+    const problem = option.problem(value);
+    if (problem) throw new UsageError(problem);
+    endpoints[protocol] = value;
   }
-  if (opts.osmandUrl !== undefined && !/^https?:\/\/\S+$/.test(opts.osmandUrl)) throw new UsageError('--osmand-url must be an http:// or https:// URL');
-  return { teltonika, osmandUrl: opts.osmandUrl };
+  return endpoints;
 }
 
 export function registerOemSim(program: Command): void {
-  program.command('oem-sim')
+  const command = program.command('oem-sim')
     .description('run the simulated automaker cloud and fleet as their own process: the cloud answers commands, the fleet pushes telemetry to a service\'s ingest endpoint')
     .option('--port <port>', 'port of the simulated automaker cloud (register its URL as the OEM\'s base_url with the http connector)', '8090')
     .option('--host <host>', 'address of the simulated automaker cloud', '127.0.0.1')
@@ -66,9 +68,9 @@ export function registerOemSim(program: Command): void {
     .option('--backfill <duration>', 'history to generate first, e.g. 2d, 6h, 0', '0')
     .option('--glitch-rate <share>', 'share of samples with one faulty value', '0.002')
     .option('--ingest-key <key>', 'ingest key for OEMs whose key is not in the file (env TELEMATICS_INGEST_KEY)')
-    .option('--api-key <key>', 'secret the cloud requires as Authorization: Bearer on every request, at least 32 characters (env TELEMATICS_OEM_SIM_KEY, which keeps it out of ps); none by default, so keep the cloud on loopback')
-    .option('--teltonika <host:port>', 'the service\'s Teltonika listener: vehicles of device OEMs with a teltonika device and a sim block connect there as trackers')
-    .option('--osmand-url <url>', 'the service\'s OsmAnd listener, e.g. http://127.0.0.1:5055: vehicles with an osmand device and a sim block post there')
+    .option('--api-key <key>', 'secret the cloud requires as Authorization: Bearer on every request, at least 32 characters (env TELEMATICS_OEM_SIM_KEY, which keeps it out of ps); none by default, so keep the cloud on loopback');
+  for (const { simulated } of TRACKER_PROTOCOLS) command.option(simulated.option.flags, simulated.option.description);
+  command
     .option('--fault-initiate-error-rate <share>', 'share of command initiations the cloud answers with 500', '0')
     .option('--fault-missing-status-url-rate <share>', 'share of initiations answered without a status URL', '0')
     .option('--fault-status-delay <ms>', 'delay added to every status call', '0')

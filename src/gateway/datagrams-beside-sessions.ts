@@ -6,7 +6,8 @@
  * Any protocol with a UDP side (Teltonika now, Suntech next) reports here.
  */
 import type { Logger } from 'pino';
-import type { GatewayMetrics, TrackerProtocol } from './gateway-metrics.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
 import { OncePerWindow } from './once-per-window.js';
 import type { TrackerSessions } from './tracker-sessions.js';
 
@@ -29,7 +30,7 @@ export class DatagramsBesideSessions {
   }
 
   /** `records` came by UDP from `address` naming `deviceId`. */
-  note(protocol: TrackerProtocol, deviceId: string, address: string, records: number): void {
+  note(protocol: DeviceProtocol, deviceId: string, address: string, records: number): void {
     if (this.#sessions.get(deviceId) === undefined || records === 0) return;
     this.#metrics.udpBesideSession.inc({ protocol }, records);
     if (!this.#logged.passes(`${protocol}:${deviceId}`, this.#now())) return;

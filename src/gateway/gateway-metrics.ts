@@ -8,7 +8,6 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export type TrackerProtocol = 'teltonika' | 'osmand';
 export type TrackerTransport = 'tcp' | 'tls' | 'udp' | 'http';
 /**
  * `accepted` or why a packet got no ack; `date_out_of_range`: an OsmAnd request with positions

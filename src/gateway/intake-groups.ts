@@ -7,10 +7,10 @@
  */
 import type { Clock } from '../domain/clock.js';
 import type { IncomingRecord } from '../domain/telemetry-record.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
 import { acceptTelemetryBatches, type IntakeBatch, type IntakeResult, type IntakeSettings } from '../intake/accept-telemetry.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { TrackedVehicle } from '../store/vehicles-queries.js';
-import type { TrackerProtocol } from './gateway-metrics.js';
 
 /** Records stored in one group at most; a larger backlog goes in the next group. */
 const MAX_GROUP_RECORDS = 5000;
@@ -43,7 +43,7 @@ export class IntakeGroups {
   }
 
   /** Stores what a tracker sent (D8 checks, idempotency and events are the intake's); resolves once stored. */
-  deliver(protocol: TrackerProtocol, deviceId: string, vehicle: TrackedVehicle, records: readonly IncomingRecord[]): Promise<IntakeResult> {
+  deliver(protocol: DeviceProtocol, deviceId: string, vehicle: TrackedVehicle, records: readonly IncomingRecord[]): Promise<IntakeResult> {
     const work = new Promise<IntakeResult>((resolve, reject) => {
       this.#waiting.push({ source: { kind: 'device', protocol, deviceId, vin: vehicle.vin }, records, resolve, reject });
     });

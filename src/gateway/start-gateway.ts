@@ -1,30 +1,32 @@
 /**
- * The `gateway` role: the tracker listeners that are configured (Teltonika TCP+UDP and TLS,
- * OsmAnd HTTP) and the dispatcher that sends commands to the trackers connected here. Several
- * gateway processes may share one database: each sends only to its own connections, and a
- * command is marked sent by exactly one of them.
+ * The `gateway` role: the tracker listeners that are configured (one per protocol in
+ * TRACKER_PROTOCOLS whose port is set) and the dispatcher that sends commands to the trackers
+ * connected here. Several gateway processes may share one database: each sends only to its own
+ * connections, and a command is marked sent by exactly one of them.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../domain/clock.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
 import type { IntakeSettings } from '../intake/accept-telemetry.js';
 import type { StoreConnection } from '../store/connection.js';
 import { startPeriodic } from '../workers/periodic.js';
 import { GatewayMetrics } from './gateway-metrics.js';
-import { startOsmandListener, type OsmandListener } from './osmand/listener.js';
-import { startTeltonikaListener, type TeltonikaListener } from './teltonika/listener.js';
+import { IntakeGroups } from './intake-groups.js';
 import { readOpenFileLimit } from './open-file-limit.js';
+import type { TrackerEndpoints } from './simulated-tracker.js';
 import { TrackerConnectionCap, trackerConnectionLimitsOf } from './tracker-connection-cap.js';
 import { TrackerCommandDispatcher } from './tracker-command-dispatcher.js';
-import { IntakeGroups } from './intake-groups.js';
 import { TrackerLookup } from './tracker-lookup.js';
+import { portFlagsOf, type TrackerListeners } from './tracker-ports.js';
+import type { ListeningTracker, TrackerListener, TrackerProtocolModule } from './tracker-protocol-module.js';
+import { TRACKER_PROTOCOLS } from './tracker-protocols.js';
 import { TrackerSessions } from './tracker-sessions.js';
 
 export interface GatewaySettings {
   readonly host: string;
-  readonly teltonikaPort: number | undefined;
-  readonly teltonikaTls: { readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
-  readonly osmandPort: number | undefined;
+  /** Which protocols listen, and on which ports (tracker-ports.ts reads them from the configuration). */
+  readonly listeners: TrackerListeners;
   readonly intake: IntakeSettings;
   readonly movingSpeedKmh: number;
   /** A tracker that has not logged in by then is closed. */
@@ -38,9 +40,8 @@ export interface GatewaySettings {
 }
 
 export interface RunningGateway {
-  readonly teltonikaPort: number | undefined;
-  readonly teltonikaTlsPort: number | undefined;
-  readonly osmandPort: number | undefined;
+  /** The listeners of the protocols that listen. */
+  readonly listening: { readonly [P in DeviceProtocol]?: ListeningTracker };
   readonly sessions: TrackerSessions;
   close(): Promise<void>;
 }
@@ -53,42 +54,39 @@ export async function startGateway(
   const intake = new IntakeGroups(store, clock, settings.intake);
   const sessions = new TrackerSessions();
   const cap = new TrackerConnectionCap(connectionLimits(settings, logger), metrics, logger);
-  let teltonika: TeltonikaListener | undefined;
-  let osmand: OsmandListener | undefined;
+  const context = { host: settings.host, lookup, intake, sessions, metrics, cap, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs };
+  const started: { readonly module: TrackerProtocolModule; readonly listener: TrackerListener }[] = [];
   try {
-    const teltonikaPort = settings.teltonikaPort;
-    if (teltonikaPort !== undefined) {
-      teltonika = await inUseSays('--teltonika-port / --teltonika-tls-port', () => startTeltonikaListener(
-        { host: settings.host, port: teltonikaPort, tls: settings.teltonikaTls },
-        { lookup, intake, sessions, metrics, logger, loginTimeoutMs: settings.loginTimeoutMs, idleTimeoutMs: settings.idleTimeoutMs },
-        cap,
-      ));
-      logger.info({ host: settings.host, port: teltonika.port, tlsPort: teltonika.tlsPort }, 'Teltonika trackers: TCP and UDP listening');
-    }
-    const osmandPort = settings.osmandPort;
-    if (osmandPort !== undefined) {
-      osmand = await inUseSays('--osmand-port', () => startOsmandListener(settings.host, osmandPort, lookup, intake, metrics, cap, logger));
-      logger.info({ host: settings.host, port: osmand.port }, 'OsmAnd trackers: HTTP listening');
+    for (const module of TRACKER_PROTOCOLS) {
+      const listen = settings.listeners[module.protocol];
+      if (listen === undefined) continue;
+      started.push({ module, listener: await inUseSays(portFlagsOf(module), () => module.listener.listen(listen, context)) });
     }
   } catch (error) {
-    await teltonika?.close();
+    for (const { listener } of started) await listener.close();
     throw error;
   }
   const dispatcher = new TrackerCommandDispatcher(store, sessions, clock, { movingSpeedKmh: settings.movingSpeedKmh, intervalMs: settings.commandIntervalMs }, metrics, logger);
-  const stopDispatcher = teltonika ? startPeriodic(dispatcher.periodicWorker(), { logger }) : undefined;
+  const stopDispatcher = started.some(({ module }) => module.downlink !== null) ? startPeriodic(dispatcher.periodicWorker(), { logger }) : undefined;
+  // Simulated devices dial this machine: over loopback when the listeners take every interface.
+  const dial = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   return {
-    teltonikaPort: teltonika?.port,
-    teltonikaTlsPort: teltonika?.tlsPort,
-    osmandPort: osmand?.port,
+    listening: Object.fromEntries(started.map(({ module, listener }) => [
+      module.protocol, { port: listener.port, tlsPort: listener.tlsPort, endpoint: module.listener.endpoint(dial, listener.port) },
+    ])),
     sessions,
     close: async () => {
       await stopDispatcher?.();
-      await teltonika?.close();
-      await osmand?.close();
+      for (const { listener } of started) await listener.close();
       await dispatcher.settle();
       await intake.settle();
     },
   };
+}
+
+/** Where the simulated trackers of this process connect: its own listeners. */
+export function trackerEndpointsOf(gateway: RunningGateway): TrackerEndpoints {
+  return Object.fromEntries(Object.entries(gateway.listening).map(([protocol, listening]) => [protocol, listening.endpoint]));
 }
 
 /**

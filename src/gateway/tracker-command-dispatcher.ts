@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { IGNITION_COMMANDS } from '../domain/trackers.js';
+import { IGNITION_COMMANDS, type DeviceProtocol } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { pollCommandNow } from '../store/commands/poll.js';
 import {
@@ -71,14 +71,14 @@ export class TrackerCommandDispatcher {
         if (movement === 'unknown') continue;
         if (movement === 'moving') {
           await refuseDeviceCommand(this.#store.db, row.command_id, 'blocked');
-          await this.#blocked(row);
+          await this.#blocked(row, session.protocol);
           continue;
         }
       }
       if (!session.ready || !(await claimDeviceCommand(this.#store.db, row.command_id, this.gatewayId, this.#clock.now()))) continue;
       const mayWrite = ignition ? this.#standing(session) : undefined;
-      this.#track(this.#exchange(row, session.sendCommand(row.text, Math.max(1000, row.command_deadline - this.#clock.now()), mayWrite)));
-      this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'sent' });
+      this.#track(this.#exchange(row, session.protocol, session.sendCommand(row.text, Math.max(1000, row.command_deadline - this.#clock.now()), mayWrite)));
+      this.#metrics.commands.inc({ protocol: session.protocol, outcome: 'sent' });
       sent += 1;
     }
     return sent;
@@ -88,22 +88,22 @@ export class TrackerCommandDispatcher {
     return () => session.movement.judge(this.#settings.movingSpeedKmh) === 'standing';
   }
 
-  async #blocked(row: UnsentDeviceCommand): Promise<void> {
+  async #blocked(row: UnsentDeviceCommand, protocol: DeviceProtocol): Promise<void> {
     await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
-    this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'blocked' });
+    this.#metrics.commands.inc({ protocol, outcome: 'blocked' });
   }
 
-  async #exchange(row: UnsentDeviceCommand, answer: Promise<string>): Promise<void> {
+  async #exchange(row: UnsentDeviceCommand, protocol: DeviceProtocol, answer: Promise<string>): Promise<void> {
     let text: string;
     try {
       text = await answer;
     } catch (error) {
-      if (error instanceof CommandWithheld) return this.#withdraw(row);
-      this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'lost' });
+      if (error instanceof CommandWithheld) return this.#withdraw(row, protocol);
+      this.#metrics.commands.inc({ protocol, outcome: 'lost' });
       this.#logger.info({ command: row.command_id, vin: row.vin, reason: (error as Error).message }, 'tracker did not answer a command; it ends at its deadline');
       return;
     }
-    this.#metrics.commands.inc({ protocol: 'teltonika', outcome: 'answered' });
+    this.#metrics.commands.inc({ protocol, outcome: 'answered' });
     try {
       await recordDeviceAnswer(this.#store.db, row.command_id, text, this.#clock.now());
       await pollCommandNow(this.#store.db, row.command_id, this.#clock.now());
@@ -113,10 +113,10 @@ export class TrackerCommandDispatcher {
   }
 
   /** Claimed, then found moving at the moment of writing: nothing left, so it ends `Commands blocked.`. */
-  async #withdraw(row: UnsentDeviceCommand): Promise<void> {
+  async #withdraw(row: UnsentDeviceCommand, protocol: DeviceProtocol): Promise<void> {
     try {
       await withdrawClaimedDeviceCommand(this.#store.db, row.command_id, this.gatewayId, 'blocked');
-      await this.#blocked(row);
+      await this.#blocked(row, protocol);
     } catch (error) {
       this.#logger.warn({ command: row.command_id, err: error }, 'could not store a withheld ignition command; it ends at its deadline');
     }

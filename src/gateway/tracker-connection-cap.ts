@@ -9,7 +9,8 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { addressKey } from '../domain/client-address.js';
-import type { GatewayMetrics, TrackerProtocol, TrackerTransport } from './gateway-metrics.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
+import type { GatewayMetrics, TrackerTransport } from './gateway-metrics.js';
 import type { OpenFileLimit } from './open-file-limit.js';
 
 export interface TrackerConnectionLimits {
@@ -58,7 +59,7 @@ export class TrackerConnectionCap {
   }
 
   /** Counts `socket` until it closes and returns true; or closes it at once and returns false. */
-  admit(socket: Socket, labels: { readonly protocol: TrackerProtocol; readonly transport: TrackerTransport }): boolean {
+  admit(socket: Socket, labels: { readonly protocol: DeviceProtocol; readonly transport: TrackerTransport }): boolean {
     const key = socket.remoteAddress === undefined ? undefined : addressKey(socket.remoteAddress);
     const fromAddress = key === undefined ? 0 : this.#perAddress.get(key) ?? 0;
     const over = this.#open >= this.#limits.total ? 'total'

@@ -8,10 +8,10 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import type { DeviceProtocol } from '../domain/trackers.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { findTrackedVehicle, type TrackedVehicle } from '../store/vehicles-queries.js';
-import type { TrackerProtocol } from './gateway-metrics.js';
 import { OncePerWindow } from './once-per-window.js';
 
 const REFUSAL_LOG_WINDOW_MS = 60_000;
@@ -32,7 +32,7 @@ export class TrackerLookup {
     this.#lastKnownDuringOutage = options.lastKnownDuringOutage;
   }
 
-  find(protocol: TrackerProtocol, deviceId: string): Promise<TrackedVehicle | undefined> {
+  find(protocol: DeviceProtocol, deviceId: string): Promise<TrackedVehicle | undefined> {
     return cachedRegistryRead(this.#store, `tracker:${protocol}:${deviceId}`, () => findTrackedVehicle(this.#store.db, protocol, deviceId), { lastKnownDuringOutage: this.#lastKnownDuringOutage });
   }
 
@@ -42,7 +42,7 @@ export class TrackerLookup {
   }
 
   /** A warning line for a refused tracker, rate-limited (the id is not a secret: it is what the operator must register). */
-  logRefusal(protocol: TrackerProtocol, deviceId: string, address: string | undefined): void {
+  logRefusal(protocol: DeviceProtocol, deviceId: string, address: string | undefined): void {
     if (!this.#refusalsLogged.passes(`${protocol}:${deviceId}`, this.#clock.now())) return;
     this.#logger.warn({ protocol, deviceId, address }, 'tracker refused: its id is not registered to a vehicle of a device OEM');
   }

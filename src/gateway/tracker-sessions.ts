@@ -3,9 +3,12 @@
  * connection of its vehicle's tracker. A newer connection of the same tracker replaces the older
  * one, which is closed: devices reconnect on a new socket while the old one may still look open.
  */
+import type { DeviceProtocol } from '../domain/trackers.js';
 import type { SessionMovement } from './session-movement.js';
 
 export interface TrackerSession {
+  /** The protocol it speaks (the commands counter's label). */
+  readonly protocol: DeviceProtocol;
   readonly deviceId: string;
   /** Not reading, storing or acknowledging a packet, and no command awaiting its answer. */
   readonly ready: boolean;

@@ -26,6 +26,8 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     return;
   }
   const [acme, globex] = outcome.applications;
+  // The demo's own phone and truck, under the names the walk-through uses.
+  const { teltonika, osmand } = trackers.listening ?? {};
   const lines = [
     '# Written by `telematics serve --demo` at each start (mode 0600): the demo\'s address and credentials.',
     `# Load them into a shell with:  . ${path}`,
@@ -39,12 +41,12 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     `# POST /ingest/${DEMO_INGEST_OEM}: the key the service derives for that simulated automaker`,
     `INGEST_OEM=${DEMO_INGEST_OEM}`,
     `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,
-    ...(trackers.osmandUrl === undefined ? [] : [
+    ...(osmand === undefined ? [] : [
       '# The OsmAnd listener and the demo van\'s phone id (OsmAnd has no secret: the id is the identity)',
-      `OSMAND_URL=${trackers.osmandUrl}`,
+      `OSMAND_URL=${osmand.endpoint.replace(/\/$/, '')}`,
       `PHONE_ID=${DEMO_TRACKERS.van.phone}`,
     ]),
-    ...(trackers.teltonikaPort === undefined ? [] : [`TELTONIKA_PORT=${trackers.teltonikaPort}`]),
+    ...(teltonika === undefined ? [] : [`TELTONIKA_PORT=${teltonika.port}`]),
     '',
   ];
   replacePrivateFile(path, lines.join('\n'));

@@ -6,13 +6,13 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import type { VehicleDevice } from '../domain/trackers.js';
+import type { SimulatedRecordBatch, TrackerEndpoints } from '../gateway/simulated-tracker.js';
 import { startPeriodic, type StopLoop } from '../workers/periodic.js';
-import type { AvlRecord } from '../gateway/teltonika/avl-record.js';
 import { pushRecords } from './ingest-client.js';
 import { SimulatedVehicle, type DriveLogEntry, type VehicleStart } from './simulated-vehicle.js';
 import { sampleTelemetry, type IngestRecord } from './telemetry-sample.js';
-import { avlSample, osmandSample, type OsmandLocation } from './tracker-samples.js';
-import { TrackerUplinks, type TrackerEndpoints } from './tracker-uplinks.js';
+import { TrackerUplinks } from './tracker-uplinks.js';
 
 export interface SimulatedFleetVehicle {
   readonly start: VehicleStart;
@@ -23,7 +23,7 @@ export interface SimulatedFleetVehicle {
   /** False: the vehicle lives (and answers commands) but sends no telemetry (`sim.telemetry: false`). */
   readonly telemetry?: boolean;
   /** Its own tracker, when its OEM is a `device` OEM: records go through the gateway, not /ingest. */
-  readonly tracker?: { readonly protocol: 'teltonika' | 'osmand'; readonly id: string } | undefined;
+  readonly tracker?: VehicleDevice | undefined;
 }
 
 export interface SimulatorOptions {
@@ -56,26 +56,10 @@ interface Member {
   ignition?: boolean;
 }
 
-/** Records waiting for one destination: an automaker's /ingest, or one tracker. */
+/** Records waiting for one destination: an automaker's /ingest, or one tracker (in its protocol's shape). */
 type Outbox =
   | { readonly kind: 'ingest'; readonly oem: string; key: string; records: IngestRecord[] }
-  | { readonly kind: 'teltonika'; readonly id: string; records: AvlRecord[] }
-  | { readonly kind: 'osmand'; readonly id: string; records: OsmandLocation[] };
-
-/**
- * A simulated tracker's answer to a Codec 12 command, as an FMB device words it. `setdigout`
- * drives the relay: the demo wires it to output 1, cut when on (the default of D11).
- */
-function trackerAnswer(vehicle: SimulatedVehicle, text: string): string {
-  const digout = /^setdigout ([01?]+)/.exec(text);
-  if (digout) {
-    const state = digout[1]![0];
-    if (state === '1' || state === '0') vehicle.immobilized = state === '1';
-    return `DOUT1:${state === '1' ? 'ON' : state === '0' ? 'OFF' : 'IGNORED'} Timeout:INFINITY`;
-  }
-  if (text === 'getinfo') return `RTC:${new Date().toISOString().slice(0, 16).replace('T', ' ')} RST:0 ERR:0 SR:0 BR:0 CF:0 FG:0 FL:0 UT:0 SMS:0 NOGPS:0:0 GPS:1 SAT:11 RS:3 RF:0 SF:1 MD:${vehicle.speedKmh > 0 ? 1 : 0}`;
-  return `Unknown command: ${text}`;
-}
+  | { readonly kind: 'tracker'; readonly records: SimulatedRecordBatch };
 
 export class FleetSimulator {
   #members: Member[];
@@ -87,10 +71,8 @@ export class FleetSimulator {
     this.#options = options;
     this.#periodMs = options.periodSeconds * 1000;
     this.#members = vehicles.map((vehicle) => this.#member(vehicle));
-    this.#trackers = new TrackerUplinks(options.trackers ?? {}, (imei, text) => {
-      const member = this.#members.find((m) => m.vehicle.tracker?.id === imei);
-      return member ? trackerAnswer(member.model, text) : `Unknown command: ${text}`;
-    });
+    this.#trackers = new TrackerUplinks(options.trackers ?? {}, (protocol, id) =>
+      this.#members.find((m) => m.vehicle.tracker?.protocol === protocol && m.vehicle.tracker.id === id)?.model);
   }
 
   /**
@@ -165,8 +147,8 @@ export class FleetSimulator {
     const report: PushReport = { records: 0, accepted: 0, rejected: 0 };
     const outboxes = new Map<string, Outbox>();
     const flush = async (outbox: Outbox) => {
-      if (outbox.records.length === 0) return;
-      const count = outbox.records.length;
+      const count = outbox.kind === 'ingest' ? outbox.records.length : outbox.records.size;
+      if (count === 0) return;
       if (outbox.kind === 'ingest') {
         const records = outbox.records;
         outbox.records = [];
@@ -174,14 +156,8 @@ export class FleetSimulator {
         report.accepted += answer.accepted;
         report.rejected += answer.rejected.length;
         for (const r of answer.rejected.slice(0, 3)) this.#options.logger?.warn({ oem: outbox.oem, reason: r.reason, record: records[r.index] }, 'simulated record rejected');
-      } else if (outbox.kind === 'teltonika') {
-        const records = outbox.records;
-        outbox.records = [];
-        report.accepted += await this.#trackers.sendTeltonika(outbox.id, records);
       } else {
-        const records = outbox.records;
-        outbox.records = [];
-        report.accepted += await this.#trackers.sendOsmand(outbox.id, records);
+        report.accepted += await outbox.records.send();
       }
       report.records += count;
       onProgress?.(report.records, total);
@@ -191,7 +167,9 @@ export class FleetSimulator {
       const key = tracker ? `${tracker.protocol}:${tracker.id}` : `ingest:${oem}`;
       const existing = outboxes.get(key);
       if (existing) return existing;
-      const outbox: Outbox = tracker ? { kind: tracker.protocol, id: tracker.id, records: [] } : { kind: 'ingest', oem, key: ingestKey, records: [] };
+      const outbox: Outbox = tracker
+        ? { kind: 'tracker', records: this.#trackers.device(tracker.protocol, tracker.id).batch() }
+        : { kind: 'ingest', oem, key: ingestKey, records: [] };
       outboxes.set(key, outbox);
       return outbox;
     };
@@ -209,9 +187,11 @@ export class FleetSimulator {
         if (outbox.kind === 'ingest') {
           outbox.key = member.vehicle.ingestKey;
           outbox.records.push(sampleTelemetry(member.model, t, this.#options.glitchRate));
-        } else if (outbox.kind === 'teltonika') outbox.records.push(avlSample(member.model, t, ignitionChanged));
-        else outbox.records.push(osmandSample(member.model, t));
-        if (outbox.records.length >= BATCH_SIZE) await flush(outbox);
+          if (outbox.records.length >= BATCH_SIZE) await flush(outbox);
+        } else {
+          outbox.records.add(member.model, t, ignitionChanged);
+          if (outbox.records.size >= BATCH_SIZE) await flush(outbox);
+        }
       }
     }
     for (const outbox of outboxes.values()) await flush(outbox);

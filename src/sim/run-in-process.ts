@@ -9,7 +9,7 @@ import type { Keyring } from '../security/keyring.js';
 import type { Db } from '../store/connection.js';
 import { FleetSimulator } from './fleet-simulator.js';
 import { loadSimulatedFleet } from './load-simulated-fleet.js';
-import type { TrackerEndpoints } from './tracker-uplinks.js';
+import type { TrackerEndpoints } from '../gateway/simulated-tracker.js';
 
 /** Where the backfill reports how far it is (records pushed of the total), then its summary line. */
 export interface BackfillProgress {

@@ -4,6 +4,8 @@ import { countCompanies } from '../store/registry-queries.js';
 import { applyFleet } from '../registry/apply-fleet.js';
 import { clientSecretMatches } from '../registry/application-secrets.js';
 import type { Keyring } from '../security/keyring.js';
+import type { RunningGateway } from '../gateway/start-gateway.js';
+import { TRACKER_PROTOCOLS } from '../gateway/tracker-protocols.js';
 import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
 
 export type DemoSeedOutcome =
@@ -32,8 +34,8 @@ export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<D
 
 /** Where the demo's trackers connect, when this process listens for them. */
 export interface DemoTrackerPorts {
-  readonly teltonikaPort?: number | undefined;
-  readonly osmandUrl?: string | undefined;
+  /** The tracker listeners of this process, by protocol. */
+  readonly listening?: RunningGateway['listening'] | undefined;
   /** Whether the web console is served (`--no-console` turns it off). */
   readonly console?: boolean | undefined;
 }
@@ -44,8 +46,10 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
   const lines = [
     '',
     outcome.kind === 'seeded' ? `Demo fleet seeded: 2 companies, ${outcome.vehicles} vehicles (${outcome.tracked} with their own trackers).` : 'Demo fleet present.',
-    ...(trackers.teltonikaPort === undefined ? [] : [`Teltonika trackers: TCP and UDP port ${trackers.teltonikaPort}`]),
-    ...(trackers.osmandUrl === undefined ? [] : [`OsmAnd phone apps: ${trackers.osmandUrl}`]),
+    ...TRACKER_PROTOCOLS.flatMap(({ protocol, listener }) => {
+      const listening = trackers.listening?.[protocol];
+      return listening ? [listener.describe(listening)] : [];
+    }),
     'Demo credentials (derived from this installation\'s master key; for trying the service only):',
     ...outcome.applications.map((a) =>
       `  ${a.companyName} (${a.companyId})\n    client_id=${a.clientId}\n    client_secret=${a.clientSecret}\n    sign_secret=${a.signSecret}`),

@@ -5,7 +5,7 @@
  * - `api`: the HTTP API only; no background work.
  * - `workers`: the background workers only (command polling, trip detection, telemetry retention,
  *   idempotency key expiry); no API listener, only the operations listener if `--ops-port` is set.
- * - `gateway`: the tracker listeners that are configured (`--teltonika-port`, `--osmand-port`)
+ * - `gateway`: the tracker listeners that are configured (each protocol's `--<protocol>-port`)
  *   and the sending of commands to the trackers connected to this process.
  * - `writers`: with `--ingest-queue`, store the telemetry the edges (api, gateway) queued.
  */

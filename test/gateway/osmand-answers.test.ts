@@ -22,7 +22,7 @@ describe.each(DATABASE_KINDS)('OsmAnd answers on %s', (kind) => {
 
   beforeAll(async () => {
     svc = await startTestService(kind, trackerFleet(), { gateway: true });
-    base = `http://127.0.0.1:${svc.gateway!.osmandPort}`;
+    base = `http://127.0.0.1:${svc.gateway!.listening.osmand!.port}`;
   });
   afterAll(async () => { await svc?.close(); });
 

@@ -19,7 +19,7 @@ describe.each(DATABASE_KINDS)('OsmAnd gateway on %s', (kind) => {
   beforeAll(async () => {
     svc = await startTestService(kind, trackerFleet(), { gateway: true });
     auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
-    base = `http://127.0.0.1:${svc.gateway!.osmandPort}`;
+    base = `http://127.0.0.1:${svc.gateway!.listening.osmand!.port}`;
   });
   afterAll(async () => { await svc?.close(); });
 

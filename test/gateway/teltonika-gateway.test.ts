@@ -58,7 +58,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   });
 
   const tracker = async (id: string = imei, onCommand?: (text: string) => string) => {
-    const t = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: id, responseTimeoutMs: 5000, ...(onCommand ? { onCommand } : {}) });
+    const t = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei: id, responseTimeoutMs: 5000, ...(onCommand ? { onCommand } : {}) });
     trackers.push(t);
     await t.connect();
     return t;
@@ -113,7 +113,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   });
 
   it('when bytes arrive one at a time with keep-alive bytes between frames, then the packet is still read and acknowledged', async () => {
-    const socket = connect({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort! });
+    const socket = connect({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port });
     const received: Buffer[] = [];
     socket.on('data', (b: Buffer) => received.push(b));
     await new Promise((resolve) => socket.once('connect', resolve));
@@ -145,7 +145,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   });
 
   it('when an unknown IMEI logs in, then it is answered 00, disconnected, counted and logged, and nothing is stored', async () => {
-    const unknown = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: '359999999999999' });
+    const unknown = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei: '359999999999999' });
     const before = await metric('tracker_unknown_ids_total', { transport: 'tcp' });
     await expect(unknown.connect()).rejects.toThrow('refused IMEI 359999999999999');
     await unknown.closedByServer();
@@ -156,7 +156,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   it('when a connection sends garbage, or nothing at all, then the gateway closes it', async () => {
     const closed = (payload?: Buffer) => new Promise<number>((resolve) => {
       const started = Date.now();
-      const socket = connect({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort! }, () => { if (payload) socket.write(payload); });
+      const socket = connect({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port }, () => { if (payload) socket.write(payload); });
       socket.on('error', () => undefined);
       socket.on('close', () => resolve(Date.now() - started));
     });
@@ -165,7 +165,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
   });
 
   it('when the stream breaks the protocol (a packet before the login, a second login, a frame over 64 KiB), then the gateway closes it without an ack', async () => {
-    const port = svc.gateway!.teltonikaPort!;
+    const port = svc.gateway!.listening.teltonika!.port;
     const packet = encodeTcpPacket(CODEC_8E, [avlRecord(T0 - 15_000)]);
     expect(await rawSession(port, [packet])).toMatchObject({ received: '' });
     expect(await rawSession(port, [encodeLogin(imei), encodeLogin(imei)])).toMatchObject({ received: '01' });
@@ -176,7 +176,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
 
   it('when keep-alive bytes keep coming but no login, then the login deadline still closes the connection', async () => {
     const pings = Array.from({ length: 12 }, () => Buffer.from([0xff]));
-    const { received, closedAfterMs } = await rawSession(svc.gateway!.teltonikaPort!, pings, 50);
+    const { received, closedAfterMs } = await rawSession(svc.gateway!.listening.teltonika!.port, pings, 50);
     expect(received).toBe('');
     expect(closedAfterMs).toBeGreaterThanOrEqual(250);
     expect(closedAfterMs).toBeLessThan(550); // the login timeout of this service is 300 ms; the pings ran 600 ms
@@ -188,7 +188,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     udp.on('message', (m) => answers.push(m));
     const unknownBefore = await metric('tracker_unknown_ids_total', { transport: 'udp' });
     const malformedBefore = await metric('tracker_packets_total', { transport: 'udp', outcome: 'malformed' });
-    const port = svc.gateway!.teltonikaPort!;
+    const port = svc.gateway!.listening.teltonika!.port;
     udp.send(encodeUdpDatagram({ packetId: 1, avlPacketId: 1, imei: '359999999999999' }, CODEC_8E, [avlRecord(T0 - 5000)]), port, '127.0.0.1');
     udp.send(Buffer.from('not a teltonika datagram'), port, '127.0.0.1');
     await expect.poll(() => metric('tracker_unknown_ids_total', { transport: 'udp' })).toBe(unknownBefore + 1);
@@ -202,7 +202,7 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     const udp = createSocket('udp4');
     const answer = new Promise<Buffer>((resolve) => udp.once('message', resolve));
     const at = T0 - 10_000;
-    udp.send(encodeUdpDatagram({ packetId: 0xcafe, avlPacketId: 0x07, imei }, CODEC_8E, [avlRecord(at, { speed: 1 }), avlRecord(at + 1000, { speed: 1 })]), svc.gateway!.teltonikaPort!, '127.0.0.1');
+    udp.send(encodeUdpDatagram({ packetId: 0xcafe, avlPacketId: 0x07, imei }, CODEC_8E, [avlRecord(at, { speed: 1 }), avlRecord(at + 1000, { speed: 1 })]), svc.gateway!.listening.teltonika!.port, '127.0.0.1');
     expect((await answer).toString('hex')).toBe('0005cafe010702');
     udp.close();
     expect((await vehicleData(vin, at, at + 1000)).map((r) => r.speed)).toEqual([1, 1]);

@@ -29,8 +29,8 @@ describe('Teltonika over TLS', () => {
   });
 
   it('when a tracker logs in and sends a packet over TLS, then it is accepted and acknowledged as over TCP', async () => {
-    expect(svc.gateway!.teltonikaTlsPort).toBeGreaterThan(0);
-    const socket = connect({ host: '127.0.0.1', port: svc.gateway!.teltonikaTlsPort!, rejectUnauthorized: false });
+    expect(svc.gateway!.listening.teltonika!.tlsPort).toBeGreaterThan(0);
+    const socket = connect({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.tlsPort!, rejectUnauthorized: false });
     const received: Buffer[] = [];
     socket.on('data', (b: Buffer) => received.push(b));
     await new Promise((resolve) => socket.once('secureConnect', resolve));

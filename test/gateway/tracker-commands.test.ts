@@ -27,7 +27,7 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     svc = await startTestService(kind, trackerFleet(), { gateway: true });
     alpha = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
     answers = { 'setdigout 1': 'DOUT1:1 Timeout:INFINITY', 'setdigout 0': 'DOUT1:0 Timeout:INFINITY', getinfo: 'INI:2026/11/20 8:00 RTC:2026/11/20 8:59 RST:2 ERR:1 SR:0 BR:0 CF:0 FG:0 FL:0 UT:0 SMS:0 NOGPS:0:0 GPS:3 SAT:9 RS:7 RF:0 SF:1 MD:0' };
-    tracker = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: (text) => answers[text] ?? '' });
+    tracker = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei, onCommand: (text) => answers[text] ?? '' });
     await tracker.connect();
     expect(await tracker.send([avlRecord(T0 - 5000, { speed: 0, odometerM: 250_000, fuelPct: 40 })])).toBe(1);
   });
@@ -44,7 +44,7 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     const udp = createSocket('udp4');
     await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
     const acked = new Promise((resolve) => udp.once('message', resolve));
-    udp.send(encodeUdpDatagram({ packetId: 7, avlPacketId: 7, imei: id }, CODEC_8E, records), svc.gateway!.teltonikaPort!, '127.0.0.1');
+    udp.send(encodeUdpDatagram({ packetId: 7, avlPacketId: 7, imei: id }, CODEC_8E, records), svc.gateway!.listening.teltonika!.port, '127.0.0.1');
     await acked;
     udp.close();
   }
@@ -150,7 +150,7 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
     let created = await alpha.send({ vin: silent.vin, command: 'disable_ignition' });
     created = await alpha.send({ vin: silent.vin, command: 'disable_ignition', code: created.body.code });
     expect(created.body.status).toBe('Pending');
-    const late = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei: silent.imei, onCommand: () => 'DOUT1:ON' });
+    const late = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei: silent.imei, onCommand: () => 'DOUT1:ON' });
     onTestFinished(() => late.close());
     await late.connect();
     await new Promise((resolve) => setTimeout(resolve, 300)); // six dispatcher passes: nothing to judge movement by yet
@@ -175,11 +175,11 @@ describe.each(DATABASE_KINDS)('commands to trackers on %s', (kind) => {
   });
 
   it('when the connection drops after a command was sent and before its answer, then it is not sent again on the next connection and ends at its deadline', async () => {
-    const mute = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: () => { mute.close(); return ''; } });
+    const mute = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei, onCommand: () => { mute.close(); return ''; } });
     await mute.connect(); // replaces the tracker's older connection
     const created = await alpha.send({ vin, command: 'diagnostics' });
     await expect.poll(() => mute.commands.length, { timeout: 5000 }).toBe(1);
-    const again = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.teltonikaPort!, imei, onCommand: () => 'late' });
+    const again = new TeltonikaTrackerClient({ host: '127.0.0.1', port: svc.gateway!.listening.teltonika!.port, imei, onCommand: () => 'late' });
     await again.connect();
     for (let s = 0; s < 130; s += 1) {
       svc.clock.advance(1000);

@@ -40,8 +40,8 @@ describe.each(DATABASE_KINDS)('tracker connection caps on %s', (kind) => {
   const settle = async (probe: Probe) => { await until('the service answers the connection', async () => probe.closed, 300, 10).catch(() => undefined); return probe.closed; };
 
   it('when one address opens more than its share, or all addresses more than the total, then the extra connections are closed at once and counted; a freed slot is taken again', async () => {
-    const teltonika = svc.gateway!.teltonikaPort!;
-    const osmand = svc.gateway!.osmandPort!;
+    const teltonika = svc.gateway!.listening.teltonika!.port;
+    const osmand = svc.gateway!.listening.osmand!.port;
     const first = await Promise.all([1, 2, 3, 4].map(() => open(teltonika, '127.0.0.1')));
     const overShare = await open(teltonika, '127.0.0.1');
     expect(await settle(overShare)).toBe(true);

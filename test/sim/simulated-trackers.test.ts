@@ -23,7 +23,7 @@ describe('simulated trackers', () => {
       { oem: 'trackers', ingestKey: '', from: T0 - 3_600_000, tracker: { protocol: 'teltonika', id: TRACKED.silent.imei }, start: { ...start(TRACKED.silent.vin), profile: 'offline' } },
     ], {
       ingestUrl: svc.url, periodSeconds: 10, glitchRate: 0, seed: 7,
-      trackers: { teltonika: { host: '127.0.0.1', port: svc.gateway!.teltonikaPort! }, osmandUrl: `http://127.0.0.1:${svc.gateway!.osmandPort}/` },
+      trackers: { teltonika: `127.0.0.1:${svc.gateway!.listening.teltonika!.port}`, osmand: `http://127.0.0.1:${svc.gateway!.listening.osmand!.port}/` },
     });
     alpha = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
   });

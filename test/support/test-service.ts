@@ -33,6 +33,7 @@ import { loadSimulatedFleet } from '../../src/sim/load-simulated-fleet.js';
 import { SimulatedOemCloud, type CloudOptions } from '../../src/sim/simulated-oem-cloud.js';
 import { Registry } from 'prom-client';
 import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
+import { TRACKER_PROTOCOLS } from '../../src/gateway/tracker-protocols.js';
 import { TrackerCommandLink } from '../../src/gateway/tracker-command-link.js';
 
 /** 2026-11-20T12:00:00Z (09:00:00 at -03:00); tests move it explicitly. */
@@ -84,7 +85,7 @@ export interface TestService {
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
   /** POST /ingest/{oem} with the fixture's ingest key unless another is given. */
   ingest(records: readonly unknown[], options?: { oem?: string; key?: string }): Promise<TestResponse>;
-  /** The tracker listeners (Teltonika TCP+UDP, OsmAnd) on free ports, when started with `gateway: true`. */
+  /** Every protocol's tracker listener on a free port, when started with `gateway: true`. */
   readonly gateway: RunningGateway | undefined;
   /** Prometheus registry holding the gateway's metrics. */
   readonly metrics: Registry;
@@ -181,7 +182,11 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
   const metrics = new Registry();
   const gatewayOptions = typeof options.gateway === 'object' ? options.gateway : {};
   const gateway = options.gateway ? await startGateway(store, clock, {
-    host: '127.0.0.1', teltonikaPort: 0, teltonikaTls: gatewayOptions.tls && { port: 0, ...gatewayOptions.tls }, osmandPort: 0,
+    host: '127.0.0.1',
+    listeners: {
+      ...Object.fromEntries(TRACKER_PROTOCOLS.map(({ protocol }) => [protocol, { port: 0, tls: undefined }])),
+      teltonika: { port: 0, tls: gatewayOptions.tls && { port: 0, ...gatewayOptions.tls } },
+    },
     intake: { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, movingSpeedKmh: 3,
     loginTimeoutMs: gatewayOptions.loginTimeoutMs ?? 10_000, idleTimeoutMs: gatewayOptions.idleTimeoutMs ?? 900_000, commandIntervalMs: 50,
     connections: { total: gatewayOptions.connections?.total, perAddress: gatewayOptions.connections?.perAddress ?? 1000 },

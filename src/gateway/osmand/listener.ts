@@ -15,6 +15,7 @@ import { clientErrorHandlerOf } from '../../http/error-handler.js';
 import type { GatewayMetrics } from '../gateway-metrics.js';
 import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
 import type { IntakeGroups } from '../intake-groups.js';
+import type { TrackerListener, TrackerListenerContext, TrackerListenSettings } from '../tracker-protocol-module.js';
 import type { TrackerLookup } from '../tracker-lookup.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode.js';
 import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './acks.js';
@@ -22,11 +23,6 @@ import { fixedDetail, notStored, UNREGISTERED_DEVICE } from './acks.js';
 const LABELS = { protocol: 'osmand', transport: 'http' } as const;
 /** A JSON batch of 500 locations is about 250 KB. */
 const BODY_LIMIT = 512 * 1024;
-
-export interface OsmandListener {
-  readonly port: number;
-  close(): Promise<void>;
-}
 
 function decode(request: FastifyRequest, now: number): { decoded: OsmandDecode; json: boolean } {
   const q = request.url.indexOf('?');
@@ -103,9 +99,13 @@ export function buildOsmandApp(lookup: TrackerLookup, intake: IntakeGroups, metr
   return app;
 }
 
-export async function startOsmandListener(host: string, port: number, lookup: TrackerLookup, intake: IntakeGroups, metrics: GatewayMetrics, cap: TrackerConnectionCap, logger: Logger): Promise<OsmandListener> {
+/** HTTP on `settings.port` (the module has no TLS listener); logs where it listens. */
+export async function startOsmandListener(settings: TrackerListenSettings, context: TrackerListenerContext): Promise<TrackerListener> {
+  const { host, lookup, intake, metrics, cap, logger } = context;
   const app = buildOsmandApp(lookup, intake, metrics, cap, logger);
-  await app.listen({ host, port });
+  await app.listen({ host, port: settings.port });
   const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : port, close: () => app.close() };
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  logger.info({ host, port }, 'OsmAnd trackers: HTTP listening');
+  return { port, tlsPort: undefined, close: () => app.close() };
 }

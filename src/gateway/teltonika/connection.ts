@@ -22,27 +22,18 @@
  *   login, silence for the idle timeout closes it.
  */
 import type { Socket } from 'node:net';
-import type { Logger } from 'pino';
 import type { TrackedVehicle } from '../../store/vehicles-queries.js';
-import type { GatewayMetrics, TrackerTransport } from '../gateway-metrics.js';
-import type { IntakeGroups } from '../intake-groups.js';
-import type { TrackerLookup } from '../tracker-lookup.js';
+import type { TrackerTransport } from '../gateway-metrics.js';
 import { SessionMovement } from '../session-movement.js';
-import { CommandWithheld, type TrackerSession, type TrackerSessions } from '../tracker-sessions.js';
+import type { TrackerListenerContext } from '../tracker-protocol-module.js';
+import { CommandWithheld, type TrackerSession } from '../tracker-sessions.js';
 import { loginAnswer, recordAck } from './acks.js';
 import { decodeTcpPacket } from './decode.js';
 import { CODEC12_RESPONSE, encodeCodec12 } from './codec12.js';
 import { TeltonikaFramer, type TeltonikaFrame } from './framing.js';
 import { toIncomingRecords } from './to-incoming-records.js';
 
-export interface TeltonikaConnectionDeps {
-  readonly lookup: TrackerLookup;
-  readonly intake: IntakeGroups;
-  readonly sessions: TrackerSessions;
-  readonly metrics: GatewayMetrics;
-  readonly logger: Logger;
-  readonly loginTimeoutMs: number;
-  readonly idleTimeoutMs: number;
+export interface TeltonikaConnectionDeps extends Pick<TrackerListenerContext, 'lookup' | 'intake' | 'sessions' | 'metrics' | 'logger' | 'loginTimeoutMs' | 'idleTimeoutMs'> {
   readonly maxFrameBytes?: number;
 }
 
@@ -56,6 +47,7 @@ interface AwaitedAnswer {
 }
 
 export class TeltonikaConnection implements TrackerSession {
+  readonly protocol = 'teltonika';
   readonly #socket: Socket;
   readonly #deps: TeltonikaConnectionDeps;
   readonly #transport: TrackerTransport;

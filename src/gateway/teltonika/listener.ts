@@ -10,23 +10,9 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { createServer as createTlsServer } from 'node:tls';
 import { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
-import type { TrackerConnectionCap } from '../tracker-connection-cap.js';
-import { TeltonikaConnection, type TeltonikaConnectionDeps } from './connection.js';
+import type { TrackerListener, TrackerListenerContext, TrackerListenSettings } from '../tracker-protocol-module.js';
+import { TeltonikaConnection } from './connection.js';
 import { TeltonikaUdpHandler } from './udp-listener.js';
-
-export interface TeltonikaListenSettings {
-  readonly host: string;
-  readonly port: number;
-  /** TLS listener: its port and the PEM files of its certificate and key. */
-  readonly tls?: { readonly port: number; readonly certFile: string; readonly keyFile: string } | undefined;
-}
-
-export interface TeltonikaListener {
-  /** The TCP and UDP port (the one asked for, or the one picked for 0). */
-  readonly port: number;
-  readonly tlsPort: number | undefined;
-  close(): Promise<void>;
-}
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,7 +36,9 @@ function bind(socket: UdpSocket, port: number, host: string): Promise<void> {
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-export async function startTeltonikaListener(settings: TeltonikaListenSettings, deps: TeltonikaConnectionDeps, cap: TrackerConnectionCap): Promise<TeltonikaListener> {
+/** TCP and UDP on `settings.port`, TLS on its own port when configured; logs where it listens. */
+export async function startTeltonikaListener(settings: TrackerListenSettings, context: TrackerListenerContext): Promise<TrackerListener> {
+  const { cap, host, ...deps } = context;
   // Every socket, logged in or not, so closing the gateway does not wait out login timeouts.
   const sockets = new Set<Socket>();
   const accept = (transport: TrackerTransport) => (socket: Socket) => {
@@ -70,17 +58,18 @@ export async function startTeltonikaListener(settings: TeltonikaListenSettings, 
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  const udp = createSocket(settings.host.includes(':') ? 'udp6' : 'udp4');
+  const udp = createSocket(host.includes(':') ? 'udp6' : 'udp4');
   udp.on('error', (error) => deps.logger.warn({ err: error }, 'Teltonika UDP socket error'));
   const servers: Server[] = [];
   try {
-    const port = await listen(tcp, settings.port, settings.host);
+    const port = await listen(tcp, settings.port, host);
     servers.push(tcp);
-    await bind(udp, port, settings.host);
+    await bind(udp, port, host);
     const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.lookup.now());
     const udpHandler = new TeltonikaUdpHandler(udp, deps.lookup, deps.intake, deps.metrics, deps.logger, besideSessions);
-    const tlsPort = tls ? await listen(tls, settings.tls!.port, settings.host) : undefined;
+    const tlsPort = tls ? await listen(tls, settings.tls!.port, host) : undefined;
     if (tls) servers.push(tls);
+    deps.logger.info({ host, port, tlsPort }, 'Teltonika trackers: TCP and UDP listening');
     return {
       port,
       tlsPort,
