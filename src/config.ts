@@ -14,6 +14,7 @@ import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
 import { allowListOf } from './domain/webhook-url.js';
 import { parseBasemap } from './domain/basemap.js';
+import { demoTrackerPorts, trackerListenersOf } from './gateway/tracker-ports.js';
 import { parseRoles, type Roles } from './workers/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -23,10 +24,6 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** SQLite's `synchronous` modes the service offers (WAL mode): what a commit survives. */
 export const SQLITE_SYNCHRONOUS_MODES = ['normal', 'full'] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS_MODES)[number];
-
-/** Traccar's ports for the two protocols, which trackers and apps are often preset to. */
-export const DEMO_TELTONIKA_PORT = 5027;
-export const DEMO_OSMAND_PORT = 5055;
 
 /** Read at module load (the defaults are parsed then), so declared before them. */
 const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -404,10 +401,7 @@ export function loadConfig(flags: FlagValues = {}, env: NodeJS.ProcessEnv = proc
   if (values.demo === true && !role.api) problems.push(`${sources.demo} needs the api role: it prints credentials for the API this process serves`);
   if (values.gatewayHost === undefined) values.gatewayHost = values.host;
   // The demo shows both paths: its fleet has simulated trackers, so it listens for them.
-  if (values.demo === true && role.gateway) {
-    values.teltonikaPort ??= DEMO_TELTONIKA_PORT;
-    values.osmandPort ??= DEMO_OSMAND_PORT;
-  }
+  if (values.demo === true && role.gateway) Object.assign(values, demoTrackerPorts(values));
   const tlsSet = [values.teltonikaTlsPort, values.teltonikaTlsCert, values.teltonikaTlsKey].filter((v) => v !== undefined).length;
   if (tlsSet !== 0 && tlsSet !== 3) problems.push('--teltonika-tls-port, --teltonika-tls-cert and --teltonika-tls-key must be set together');
   if (tlsSet === 3 && values.teltonikaPort === undefined) problems.push('--teltonika-tls-port needs --teltonika-port (the plain TCP and UDP listener)');
@@ -528,10 +522,7 @@ export function tripSettingsOf(config: ServiceConfig) {
 export function gatewaySettingsOf(config: ServiceConfig) {
   return {
     host: config.gatewayHost,
-    teltonikaPort: config.teltonikaPort,
-    teltonikaTls: config.teltonikaTlsPort === undefined || config.teltonikaTlsCert === undefined || config.teltonikaTlsKey === undefined
-      ? undefined : { port: config.teltonikaTlsPort, certFile: config.teltonikaTlsCert, keyFile: config.teltonikaTlsKey },
-    osmandPort: config.osmandPort,
+    listeners: trackerListenersOf(config),
     intake: { retentionMs: config.telemetryRetention * 3_600_000, tripLatenessMs: config.tripLateness },
     movingSpeedKmh: config.tripMovingSpeed,
     loginTimeoutMs: 10_000,
