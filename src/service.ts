@@ -29,8 +29,9 @@ import type { IngestQueue } from './queue/ingest-queue.js';
 import type { RunningWriters } from './queue/telemetry-writers.js';
 import { databaseAnswers } from './http/health-routes.js';
 import type { ReadinessCheck } from './http/app-deps.js';
-import { startGateway, type RunningGateway } from './gateway/start-gateway.js';
+import { startGateway, trackerEndpointsOf, type RunningGateway } from './gateway/start-gateway.js';
 import { TrackerCommandLink } from './gateway/tracker-command-link.js';
+import { trackerListenersWanted } from './gateway/tracker-ports.js';
 import { ConnectorRegistry } from './oem/connector-registry.js';
 import type { SimulatedOemCloud } from './sim/simulated-oem-cloud.js';
 import { startSimulatedCloud } from './sim/start-simulated-cloud.js';
@@ -111,7 +112,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // The API's Fastify has no logger (build-app.ts): its listening lines are written through ours.
       if (app) address = await app.listen({ port: config.port, host: config.host, listenTextResolver: listeningLine(logger) });
       if (ops) opsUrl = await ops.listen({ port: config.opsPort, host: config.opsHost });
-      if (config.role.gateway && (config.teltonikaPort !== undefined || config.osmandPort !== undefined)) {
+      if (config.role.gateway && trackerListenersWanted(config)) {
         const settings = gatewaySettingsOf(config);
         gateway = await startGateway(store, clock, { ...settings, intake: { ...settings.intake, queue } }, metrics.registry, logger);
       }
@@ -149,7 +150,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await store.close();
     };
     const url = address?.replace('[::1]', 'localhost');
-    const endpoints = gateway && trackerEndpoints(config.gatewayHost, gateway);
+    const endpoints = gateway && trackerEndpointsOf(gateway);
     try {
       writers = config.role.writers && queue
         ? await (await import('./queue/telemetry-writers.js')).startTelemetryWriters(queue, store, clock, gatewaySettingsOf(config).intake, logger, queue.metrics)
@@ -192,7 +193,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // log-destination.ts.)
     if (demo && url && keyring) {
       const envFile = demoEnvFile(config.database);
-      const trackers = { teltonikaPort: gateway?.teltonikaPort, osmandUrl: endpoints?.osmandUrl?.replace(/\/$/, ''), console: config.console };
+      const trackers = { listening: gateway?.listening, console: config.console };
       if (envFile) writeDemoEnv(envFile, demo, url, keyring, trackers);
       print(demoBanner(demo, url, envFile, trackers));
     }
@@ -226,16 +227,6 @@ function readinessOf(config: ServiceConfig, store: StoreConnection, queue: Inges
   if (!queue) return [databaseAnswers(store)];
   const queueReady = () => queue.ready();
   return config.role.writers ? [databaseAnswers(store), queueReady] : [queueReady];
-}
-
-/** Where the simulated trackers connect: this process's own listeners, over loopback when they listen on every interface. */
-function trackerEndpoints(host: string, gateway: RunningGateway) {
-  const dial = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const urlHost = dial.includes(':') ? `[${dial}]` : dial;
-  return {
-    teltonika: gateway.teltonikaPort === undefined ? undefined : { host: dial, port: gateway.teltonikaPort },
-    osmandUrl: gateway.osmandPort === undefined ? undefined : `http://${urlHost}:${gateway.osmandPort}/`,
-  };
 }
 
 function loadKeys(config: ServiceConfig, logger: Logger): Keyring {
