@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, basename, resolve } from 'node:path';
-import { isPostgresUrl } from './store/connection.js';
+import { isPostgresUrl } from './domain/database-url.js';
 import { parseRate, type Rate } from './domain/rate-limit.js';
 import { parseTrustProxy, type TrustProxy } from './domain/trust-proxy.js';
 import { allowListOf } from './domain/webhook-url.js';

@@ -5,7 +5,7 @@ import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { unreachableMessage } from '../store/classify-error.js';
-import { isPostgresUrl } from '../store/connection.js';
+import { isPostgresUrl } from '../domain/database-url.js';
 import { openStore } from '../store/open-store.js';
 import type { StoreConnection } from '../store/connection.js';
 import { processOutput, UsageError, type Output } from './output.js';

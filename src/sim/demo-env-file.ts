@@ -11,7 +11,7 @@ import { simulatedIngestKey } from '../security/derived-secrets.js';
 import { replacePrivateFile } from '../security/private-file.js';
 import type { DemoSeedOutcome, DemoTrackerPorts } from './seed-demo.js';
 import { DEMO_INGEST_OEM, DEMO_TRACKERS } from './demo-fleet.js';
-import { isPostgresUrl } from '../store/connection.js';
+import { isPostgresUrl } from '../domain/database-url.js';
 
 /** Beside a SQLite file; none for PostgreSQL or an in-memory database, which have no folder of their own. */
 export function demoEnvFile(database: string): string | undefined {

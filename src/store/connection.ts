@@ -32,7 +32,3 @@ export interface StoreConnection extends DatabaseConnection {
   /** Days (since epoch, UTC) whose telemetry partition this connection knows exists (telemetry/partitions.ts). */
   readonly telemetryPartitions: Set<number>;
 }
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}

@@ -1,4 +1,5 @@
-import { isPostgresUrl, type DatabaseConnection, type StoreConnection } from './connection.js';
+import { isPostgresUrl } from '../domain/database-url.js';
+import type { DatabaseConnection, StoreConnection } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import { connectPostgres } from './postgres/connect-postgres.js';
 import { RegistryCacheTables } from './registry-cache-tables.js';
