@@ -1,6 +1,6 @@
-// Rewrites the generated settings table of docs/configuration.md from src/config.ts (via dist/).
+// Rewrites the generated settings table of docs/configuration.md from src/config/settings.ts (via dist/).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configurationTable } from '../dist/config-table.js';
+import { configurationTable } from '../dist/config/config-table.js';
 
 const file = new URL('../docs/configuration.md', import.meta.url);
 const text = readFileSync(file, 'utf8');

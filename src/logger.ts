@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import type { LogLevel } from './config.js';
+import type { LogLevel } from './config/settings.js';
 import { gatheredStdout } from './log-destination.js';
 
 /**

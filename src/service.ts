@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { ServiceConfig } from './config.js';
+import type { ServiceConfig } from './config/settings.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { isLoopbackHost } from './domain/dial-policy.js';
 import { INITIATE_TIMEOUT_MS } from './domain/initiation.js';
@@ -24,7 +24,8 @@ import { unreachableMessage } from './store/classify-error.js';
 import { openStore } from './store/open-store.js';
 import { backgroundWritesSettled } from './store/write-batcher.js';
 import type { StoreConnection } from './store/connection.js';
-import { defaultKeysFile, gatewaySettingsOf, ingestQueueSettingsOf, tripSettingsOf } from './config.js';
+import { defaultKeysFile } from './config/derived-settings.js';
+import { gatewaySettingsOf, ingestQueueSettingsOf, tripSettingsOf } from './config/component-settings.js';
 import type { IngestQueue } from './queue/ingest-queue.js';
 import type { RunningWriters } from './queue/telemetry-writers.js';
 import { databaseAnswers } from './http/health-routes.js';
@@ -92,7 +93,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // D6: initiation inside the request is bounded by 10 s; a status poll by 5 s.
     const connectors = new ConnectorRegistry({
       initiateTimeoutMs: INITIATE_TIMEOUT_MS, pollTimeoutMs: 5_000,
-      trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeout * 1000 }),
+      trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: config.commandTimeoutMs }),
     });
     const metrics = new ServiceMetrics();
     queue = await openIngestQueue(config, logger, metrics);
@@ -178,8 +179,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       dispatcher = config.role.workers && webhooks ? new WebhookDispatcher(webhooks, logger, new WebhookMetrics(metrics.registry, store)) : undefined;
       stopWorkers = config.role.workers
         ? startBackgroundWorkers(store, connectors, clock, {
-          telemetryRetentionMs: config.telemetryRetention * 3_600_000, trips: tripSettingsOf(config),
-          eventRetentionMs: config.eventRetention * 86_400_000, presence: { offlineAfterMs: config.vehicleOfflineAfter },
+          telemetryRetentionMs: config.telemetryRetentionMs, trips: tripSettingsOf(config),
+          eventRetentionMs: config.eventRetentionMs, presence: { offlineAfterMs: config.vehicleOfflineAfter },
         }, logger, dispatcher)
         : undefined;
       if (stopWorkers) logger.info('background workers started');
@@ -265,7 +266,7 @@ function webhookDepsOf(config: ServiceConfig, store: StoreConnection, keyring: K
     settings: {
       ...DEFAULT_WEBHOOK_TIMING, allowList: allowListOf(config.webhookAllowCidrs ?? []), hasAllowList: (config.webhookAllowCidrs ?? []).length > 0,
       timeoutMs: config.webhookTimeout, maxEndpointsPerApplication: config.webhookEndpointsPerApp, disableAfterMs: config.webhookDisableAfter,
-      retentionMs: config.eventRetention * 86_400_000,
+      retentionMs: config.eventRetentionMs,
     },
   };
 }
@@ -280,10 +281,10 @@ async function buildApiApp(
     store, keyring, clock, logger, webhooks, sharedRateStore, ingestQueue, readiness,
     tokenSettings: { issuer: config.jwtIssuer, audience: config.jwtAudience },
     bodyLimit: config.bodyLimit,
-    telemetryRetentionMs: config.telemetryRetention * 3_600_000,
+    telemetryRetentionMs: config.telemetryRetentionMs,
     tripLatenessMs: config.tripLateness,
     connectors,
-    commandTimeoutMs: config.commandTimeout * 1000,
+    commandTimeoutMs: config.commandTimeoutMs,
     rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeout,

@@ -1,14 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ingestQueueSettingsOf, loadConfig, SETTINGS, tripSettingsOf } from '../src/config.js';
-import { configurationTable } from '../src/config-table.js';
-import { DEFAULT_TRIP_THRESHOLDS } from '../src/domain/trip-detection.js';
+import { ConfigError } from '../src/config/read-settings.js';
+import { ingestQueueSettingsOf, tripSettingsOf } from '../src/config/component-settings.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { SETTINGS } from '../src/config/settings.js';
+import { configurationTable } from '../src/config/config-table.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 describe('configuration', () => {
   it('when nothing is set, then the documented defaults apply (embedded SQLite with the simulator and a keys file beside it)', () => {
     expect(loadConfig({}, {})).toMatchObject({
-      port: 8080, host: '127.0.0.1', database: './data/telematics.db', sim: true, demo: false, commandTimeout: 120,
+      port: 8080, host: '127.0.0.1', database: './data/telematics.db', sim: true, demo: false, commandTimeoutMs: 120_000,
       logLevel: 'info', keysFile: 'data/telematics.db.keys.json', bodyLimit: 1_048_576,
+      telemetryRetentionMs: 192 * HOUR, eventRetentionMs: 30 * DAY, tripRetentionMs: 90 * DAY,
     });
   });
 
@@ -148,8 +154,44 @@ describe('configuration', () => {
     expect(defaults).toMatchObject({ simBackfill: 2 * 86_400_000, requestTimeout: 60_000, tripLateness: 60_000, trustProxy: false, docs: true });
   });
 
-  it('when the trip settings are left alone, then they are the domain\'s default thresholds and the worker passes every 5 s', () => {
-    expect(tripSettingsOf(loadConfig({}, {}))).toEqual({ thresholds: DEFAULT_TRIP_THRESHOLDS, latenessMs: 60_000, retentionMs: 90 * 86_400_000, intervalMs: 5000 });
+  it('when the trip settings are left alone, then they are D9\'s thresholds and the worker passes every 5 s', () => {
+    expect(tripSettingsOf(loadConfig({}, {}))).toEqual({
+      thresholds: { movingSpeedKmh: 3, stopMs: 5 * 60_000, gapMs: 10 * 60_000, minDurationMs: 60_000, minDistanceKm: 0.5 },
+      latenessMs: 60_000, retentionMs: 90 * 86_400_000, intervalMs: 5000,
+    });
+  });
+
+  it('when a retention or the command timeout is a bare number, then it is read in its documented unit (hours, days, seconds), as before units were taken', () => {
+    const given = loadConfig({ commandTimeoutMs: '45', telemetryRetentionMs: '200' }, { TELEMATICS_EVENT_RETENTION: '7', TELEMATICS_TRIP_RETENTION: '30' });
+    expect(given).toMatchObject({ commandTimeoutMs: 45_000, telemetryRetentionMs: 200 * HOUR, eventRetentionMs: 7 * DAY, tripRetentionMs: 30 * DAY });
+  });
+
+  it('when a retention or the command timeout is written with a unit, then it is read as a duration within the same bounds', () => {
+    const config = loadConfig({ commandTimeoutMs: '2m', telemetryRetentionMs: '8d' }, { TELEMATICS_EVENT_RETENTION: '36h', TELEMATICS_TRIP_RETENTION: '10.5d' });
+    expect(config).toMatchObject({ commandTimeoutMs: 120_000, telemetryRetentionMs: 8 * DAY, eventRetentionMs: 36 * HOUR, tripRetentionMs: 252 * HOUR });
+    expect(loadConfig({ commandTimeoutMs: '30s', telemetryRetentionMs: '169h', eventRetentionMs: '1d', tripRetentionMs: '7d' }, {}))
+      .toMatchObject({ commandTimeoutMs: 30_000, telemetryRetentionMs: 169 * HOUR, eventRetentionMs: DAY, tripRetentionMs: 7 * DAY });
+    expect(loadConfig({ commandTimeoutMs: '1d', telemetryRetentionMs: '365d', eventRetentionMs: '3650d', tripRetentionMs: '3650d' }, {}))
+      .toMatchObject({ commandTimeoutMs: DAY, telemetryRetentionMs: 365 * DAY, eventRetentionMs: 3650 * DAY, tripRetentionMs: 3650 * DAY });
+  });
+
+  it('when a retention or the command timeout is out of bounds or not a duration, then the problem names the bounds in the form given', () => {
+    const problems = (flags: Parameters<typeof loadConfig>[0]) => {
+      try {
+        loadConfig(flags, {});
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ commandTimeoutMs: '29' })).toEqual(['--command-timeout must be an integer from 30 to 86400, got "29"']);
+    expect(problems({ commandTimeoutMs: '1.5' })).toEqual(['--command-timeout must be an integer from 30 to 86400, got "1.5"']);
+    expect(problems({ commandTimeoutMs: '29s' })).toEqual(['--command-timeout must be a duration from 30s to 1d (or a number of seconds), got "29s"']);
+    expect(problems({ telemetryRetentionMs: '7d' })).toEqual(['--telemetry-retention must be a duration from 169h to 365d (or a number of hours), got "7d"']);
+    expect(problems({ telemetryRetentionMs: '168' })).toEqual(['--telemetry-retention must be an integer from 169 to 8760, got "168"']);
+    expect(problems({ eventRetentionMs: '12h' })).toEqual(['--event-retention must be a duration from 1d to 3650d (or a number of days), got "12h"']);
+    expect(problems({ tripRetentionMs: '3651' })).toEqual(['--trip-retention must be an integer from 7 to 3650, got "3651"']);
+    expect(problems({ tripRetentionMs: 'forever' })).toEqual(['--trip-retention must be an integer from 7 to 3650, got "forever"']);
   });
 
   it('is frozen', () => {

@@ -15,7 +15,8 @@
  * rows, and waiting for the service's trip worker to have visited every vehicle once.
  */
 import { sql } from 'kysely';
-import { loadConfig, tripSettingsOf } from '../../dist/config.js';
+import { loadConfig } from '../../dist/config/load-config.js';
+import { tripSettingsOf } from '../../dist/config/component-settings.js';
 import { systemClock } from '../../dist/domain/clock.js';
 import { insertTelemetry } from '../../dist/store/telemetry/insert.js';
 import { ensureTelemetryPartitions } from '../../dist/store/telemetry/partitions.js';

@@ -1,6 +1,6 @@
 /** The `telematics` command. Returns the exit code; only bin/telematics.js touches the process. */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/read-settings.js';
 import { escapeUnsafeText } from '../domain/safe-text.js';
 import { registerApply } from './admin/apply-command.js';
 import { registerAppCommands } from './admin/app-commands.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { parseDuration } from '../config.js';
+import { parseDuration } from '../config/durations.js';
 import { describeProblems, validateFleetFile } from '../domain/fleet-file.js';
 import { systemClock } from '../domain/clock.js';
 import { isLoopbackHost } from '../domain/dial-policy.js';

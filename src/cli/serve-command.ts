@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, SETTINGS, type FlagValues, type ServiceConfig } from '../config.js';
+import { loadConfig, type FlagValues } from '../config/load-config.js';
+import { SETTINGS, type ServiceConfig } from '../config/settings.js';
 import { createLogger, humanLogDestination } from '../logger.js';
 import { startService } from '../service.js';
 import { progressBar, type Progress } from './progress-bar.js';

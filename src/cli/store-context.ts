@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { Command } from 'commander';
-import { defaultKeysFile, loadConfig, SETTINGS, type FlagValues, type ServiceConfig } from '../config.js';
+import { Option, type Command } from 'commander';
+import { defaultKeysFile } from '../config/derived-settings.js';
+import { loadConfig, type FlagValues } from '../config/load-config.js';
+import { SETTINGS, type ServiceConfig } from '../config/settings.js';
 import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
 import { migrateToLatest } from '../store/migrate.js';
@@ -33,7 +35,11 @@ export interface StoreContext {
 export async function withStore<T>(
   opts: Record<string, unknown>, run: (ctx: StoreContext) => Promise<T>, { create = false }: { create?: boolean } = {},
 ): Promise<T> {
-  const flags: FlagValues = Object.fromEntries(SETTINGS.filter((s) => opts[s.key] !== undefined).map((s) => [s.key, opts[s.key] as string]));
+  // Commander keys a value by its flag (`--trip-retention` is `tripRetention`), the settings by key (`tripRetentionMs`).
+  const flags: FlagValues = Object.fromEntries(SETTINGS.flatMap((s) => {
+    const value = s.flag === undefined ? undefined : opts[new Option(s.flag).attributeName()];
+    return value === undefined ? [] : [[s.key, value as string]];
+  }));
   const config = loadConfig(flags);
   if (!create && !isPostgresUrl(config.database) && !existsSync(config.database)) {
     throw new UsageError(`database ${config.database} does not exist (create it with \`telematics migrate --database ${config.database}\` or \`telematics serve\`)`);

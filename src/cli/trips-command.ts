@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { SETTINGS, tripSettingsOf } from '../config.js';
+import { SETTINGS } from '../config/settings.js';
+import { tripSettingsOf } from '../config/component-settings.js';
 import { parseInputDate } from '../domain/time.js';
 import { rebuildTrips } from '../trips/rebuild-trips.js';
 import { listAllVehicles } from '../store/vehicles-queries.js';

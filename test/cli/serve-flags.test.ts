@@ -7,8 +7,11 @@
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, SETTINGS, type ServiceConfig, type SettingSpec } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { SETTINGS, type ServiceConfig } from '../../src/config/settings.js';
+import type { SettingSpec } from '../../src/config/setting-declaration.js';
 import { registerServe } from '../../src/cli/serve-command.js';
+import { BARE_NUMBER_UNITS } from '../../src/config/durations.js';
 
 /** Strings with a format of their own; any other string setting takes any text. */
 const FORMATTED_TEXT: Partial<Record<keyof ServiceConfig, string>> = {
@@ -37,7 +40,7 @@ const COMPANIONS: Partial<Record<keyof ServiceConfig, NodeJS.ProcessEnv>> = {
 };
 
 /** A valid value of the setting's kind that is not its default: the command-line words and the same value as an environment variable would carry it. */
-function valueOf(spec: SettingSpec): { argv: string[]; env: string } {
+function valueOf(spec: SettingSpec<keyof ServiceConfig>): { argv: string[]; env: string } {
   const text = (value: string) => ({ argv: [spec.flag!, value], env: value });
   switch (spec.kind) {
     case 'boolean': return spec.negatable ? { argv: [`--no-${spec.flag!.slice(2)}`], env: 'false' } : { argv: [spec.flag!], env: 'true' };
@@ -77,5 +80,18 @@ describe('serve flags', () => {
     const fromFlag = await configFromCommandLine(value.argv, companions);
     expect(fromFlag[spec.key], `${value.argv.join(' ')} left ${spec.key} at its default`).not.toEqual(DEFAULTS[spec.key]);
     if (spec.env !== undefined) expect(fromFlag[spec.key]).toEqual(loadConfig({}, { ...companions, [spec.env]: value.env })[spec.key]);
+  });
+
+  const COUNTED = FLAGGED.filter((spec) => spec.kind === 'duration' && spec.unit !== undefined);
+
+  it('when a duration setting documents a unit, then it is one of the four that took a number before durations', () => {
+    expect(COUNTED.map((spec) => spec.flag)).toEqual(['--command-timeout', '--telemetry-retention', '--event-retention', '--trip-retention']);
+  });
+
+  it.each(COUNTED.map((spec) => [spec.flag!, spec] as const))('when %s is given a bare number, then it reaches the configuration in its documented unit, as from the environment', async (_flag, spec) => {
+    const count = String(spec.max! / BARE_NUMBER_UNITS[spec.unit!]!);
+    const fromFlag = await configFromCommandLine([spec.flag!, count], {});
+    expect(fromFlag[spec.key]).toBe(spec.max);
+    expect(loadConfig({}, { [spec.env!]: count })[spec.key]).toBe(spec.max);
   });
 });

@@ -6,7 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { canonicalCommandBody } from '../../src/domain/command-signature.js';
 import { createLogger } from '../../src/logger.js';
 import { generateKeyringDocument } from '../../src/security/keyring.js';

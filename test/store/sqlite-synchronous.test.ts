@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/logger.js';
 import { generateKeyringDocument } from '../../src/security/keyring.js';
 import { startService } from '../../src/service.js';

@@ -1,4 +1,4 @@
-import { SETTINGS } from './config.js';
+import { SETTINGS } from './settings.js';
 
 /** The settings table of docs/configuration.md, generated from SETTINGS (`npm run docs:config`). */
 export function configurationTable(): string {
@@ -7,7 +7,9 @@ export function configurationTable(): string {
       : s.kind === 'boolean' ? `\`${s.flag}\`${s.negatable ? ` / \`--no-${s.flag.slice(2)}\`` : ''}`
         : s.kind === 'trust-proxy' ? `\`${s.flag} [<value>]\`` : `\`${s.flag} <value>\``;
     const env = s.env === undefined ? '—' : `\`${s.env}\``;
-    return `| ${flag} | ${env} | ${s.defaultText}${s.unit ? ` (${s.unit})` : ''} | ${s.description}${s.secret ? ' (environment only: flags are visible to other users in `ps`)' : ''} |`;
+    // A duration's unit is what a bare number counts; its default is written with a unit already.
+    const unit = s.unit === undefined ? '' : s.kind === 'duration' ? ` (a bare number: ${s.unit})` : ` (${s.unit})`;
+    return `| ${flag} | ${env} | ${s.defaultText}${unit} | ${s.description}${s.secret ? ' (environment only: flags are visible to other users in `ps`)' : ''} |`;
   });
   return ['| flag | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

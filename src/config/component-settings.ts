@@ -1,0 +1,71 @@
+/**
+ * The settings each component takes, shaped from the configuration: the one place a setting's
+ * name in SETTINGS meets the name its component gives it.
+ */
+import { TRIP_DETECTION_INTERVAL_MS } from '../trips/trip-worker.js';
+import type { ServiceConfig } from './settings.js';
+import { trackerListenersOf } from '../gateway/tracker-ports.js';
+
+/** The D9 thresholds and detection settings as configured. */
+export function tripSettingsOf(config: ServiceConfig) {
+  return {
+    thresholds: {
+      movingSpeedKmh: config.tripMovingSpeed, stopMs: config.tripStop, gapMs: config.tripGap,
+      minDurationMs: config.tripMinDuration, minDistanceKm: config.tripMinDistance,
+    },
+    latenessMs: config.tripLateness,
+    retentionMs: config.tripRetentionMs,
+    intervalMs: TRIP_DETECTION_INTERVAL_MS,
+  };
+}
+
+/** The servers of `--ingest-queue`; empty when one of them is not a nats:// or tls:// URL or host:port. */
+export function queueServers(text: string): string[] {
+  const servers = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return servers.every((s) => /^((nats|tls):\/\/)?[^\s/]+(:\d{1,5})?\/?$/.test(s)) ? servers : [];
+}
+
+/** The ingest queue's settings as configured; undefined without `--ingest-queue`. */
+export function ingestQueueSettingsOf(config: ServiceConfig) {
+  if (config.ingestQueue === undefined) return undefined;
+  const servers = queueServers(config.ingestQueue);
+  return {
+    servers,
+    partitions: config.ingestQueuePartitions,
+    replicas: config.ingestQueueReplicas ?? (servers.length >= 3 ? 3 : 1),
+    maxBytes: config.ingestQueueMaxSize * 1024 * 1024,
+    maxAgeMs: config.ingestQueueMaxAge ?? config.telemetryRetentionMs,
+    publishTimeoutMs: config.ingestQueuePublishTimeout,
+    ackWaitMs: config.ingestQueueAckWait,
+    auth: queueAuthOf(config),
+    tls: config.ingestQueueTlsCa === undefined && config.ingestQueueTlsCert === undefined
+      ? undefined : { caFile: config.ingestQueueTlsCa, certFile: config.ingestQueueTlsCert, keyFile: config.ingestQueueTlsKey },
+  };
+}
+
+function queueAuthOf(config: ServiceConfig) {
+  if (config.ingestQueueUser !== undefined && config.ingestQueuePassword !== undefined) return { kind: 'password', user: config.ingestQueueUser, password: config.ingestQueuePassword } as const;
+  if (config.ingestQueueToken !== undefined) return { kind: 'token', token: config.ingestQueueToken } as const;
+  if (config.ingestQueueNkeySeed !== undefined) return { kind: 'nkey', seed: config.ingestQueueNkeySeed.trim() } as const;
+  if (config.ingestQueueCreds !== undefined) return { kind: 'creds', file: config.ingestQueueCreds } as const;
+  return undefined;
+}
+
+/** A tracker that has not logged in (sent its IMEI) by then is closed: it holds a descriptor for nothing. */
+const TRACKER_LOGIN_TIMEOUT_MS = 10_000;
+/** How often a gateway looks for unsent tracker commands: a command waits at most this for its frame. */
+const TRACKER_COMMAND_INTERVAL_MS = 250;
+
+/** The tracker gateway's settings as configured. */
+export function gatewaySettingsOf(config: ServiceConfig) {
+  return {
+    host: config.gatewayHost,
+    listeners: trackerListenersOf(config),
+    intake: { retentionMs: config.telemetryRetentionMs, tripLatenessMs: config.tripLateness },
+    movingSpeedKmh: config.tripMovingSpeed,
+    loginTimeoutMs: TRACKER_LOGIN_TIMEOUT_MS,
+    idleTimeoutMs: config.trackerIdleTimeout,
+    commandIntervalMs: TRACKER_COMMAND_INTERVAL_MS,
+    connections: { total: config.trackerConnections, perAddress: config.trackerConnectionsPerAddress },
+  };
+}
