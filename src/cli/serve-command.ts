@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, type FlagValues } from '../config/load-config.js';
+import { loadConfig } from '../config/load-config.js';
 import { SETTINGS, type ServiceConfig } from '../config/settings.js';
 import { createLogger, humanLogDestination } from '../logger.js';
 import { startService } from '../service.js';
 import { progressBar, type Progress } from './progress-bar.js';
+import { addSettingOptions, settingFlagsOf } from './setting-options.js';
 import { Terminal } from './terminal.js';
 
 /**
@@ -13,38 +14,10 @@ import { Terminal } from './terminal.js';
  */
 export function registerServe(program: Command, run: (config: ServiceConfig) => Promise<void> = runService): void {
   const serve = program.command('serve').description('run the service');
-  for (const spec of SETTINGS) {
-    if (spec.flag === undefined) continue;
-    if (spec.kind === 'boolean') {
-      serve.option(spec.flag, `${spec.description} (env ${spec.env})`);
-      if (spec.negatable) serve.option(`--no-${spec.flag.slice(2)}`, `turn ${spec.flag} off`);
-    } else if (spec.kind === 'trust-proxy') {
-      // A bare `--trust-proxy` (the old on/off form) means one proxy.
-      serve.option(`${spec.flag} [value]`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
-    } else if (spec.kind === 'cidrs') {
-      // Repeatable: each occurrence adds ranges (also comma-separated).
-      serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`, (value: string, previous?: string) => (previous ? `${previous},${value}` : value));
-    } else {
-      serve.option(`${spec.flag} <value>`, `${spec.description} (env ${spec.env}, default ${spec.defaultText})`);
-    }
-  }
+  addSettingOptions(serve, SETTINGS);
   serve.action(async (_opts: unknown, command: Command) => {
-    await run(loadConfig(flagValuesOf(command)));
+    await run(loadConfig(settingFlagsOf(command, SETTINGS)));
   });
-}
-
-/**
- * The flags given, keyed by setting. Commander names a value after its flag (`--webhook-allow-cidr`
- * is `webhookAllowCidr`), not after the setting's key (`webhookAllowCidrs`): each value is read
- * under the name Commander gave that flag's option.
- */
-function flagValuesOf(command: Command): FlagValues {
-  const values: FlagValues = {};
-  for (const spec of SETTINGS) {
-    const option = spec.flag === undefined ? undefined : command.options.find((o) => o.long === spec.flag);
-    if (option !== undefined) values[spec.key] = command.getOptionValue(option.attributeName()) as FlagValues[keyof ServiceConfig];
-  }
-  return values;
 }
 
 /** Runs the service until SIGTERM or SIGINT, then closes it (or exits after 10 s). */
