@@ -14,6 +14,9 @@
 /** D6: an initiation inside the request is bounded by 10 s. */
 export const INITIATE_TIMEOUT_MS = 10_000;
 
+/** D6: one status poll of the automaker is bounded by 5 s; the next poll follows with backoff. */
+export const STATUS_POLL_TIMEOUT_MS = 5_000;
+
 /** What a request may take past the automaker's answer to commit its status URL (SQLite's busy timeout is 5 s). */
 export const STATUS_URL_COMMIT_MS = 5_000;
 

@@ -29,7 +29,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'security and store', members: ['security', 'store'] },
   { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers'] },
   { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'redis', 'queue'] },
-  { name: 'entry points', members: ['cli', 'service.ts', 'start-background-workers.ts', 'config', 'logger.ts', 'log-destination.ts'] },
+  { name: 'entry points', members: ['cli', 'service.ts', 'roles', 'config', 'logger.ts', 'log-destination.ts'] },
 ];
 
 export interface SourceModule {

@@ -1,20 +1,20 @@
 /**
- * The `workers` role: every background worker of the service, each a `runOnce` in the periodic
+ * Every background worker of the service (the `workers` role), each a `runOnce` in the periodic
  * loop. Each coordinates with its copies in other processes through the database alone (command
  * leases, trip shard leases and per-VIN trip cursors, idempotent deletes), so any number of
  * `workers` processes may run.
  */
 import type { Logger } from 'pino';
-import type { Clock } from './domain/clock.js';
-import { CommandWorker } from './commands/command-worker.js';
-import { idempotencyKeyExpiryWorker } from './commands/idempotent-creation.js';
-import { telemetryRetentionWorker } from './ingest/telemetry-retention.js';
-import type { ConnectorLookup } from './domain/oem-connector.js';
-import type { StoreConnection } from './store/connection.js';
-import { tripDetectionWorker, type TripWorkerSettings } from './trips/trip-worker.js';
-import { eventRetentionWorker, vehiclePresenceWorker } from './events/event-workers.js';
-import type { PresenceSettings } from './events/vehicle-presence.js';
-import { startPeriodicAll, type PeriodicWorker, type StopLoop } from './workers/periodic.js';
+import type { Clock } from '../domain/clock.js';
+import { CommandWorker } from '../commands/command-worker.js';
+import { idempotencyKeyExpiryWorker } from '../commands/idempotent-creation.js';
+import { telemetryRetentionWorker } from '../ingest/telemetry-retention.js';
+import type { ConnectorLookup } from '../domain/oem-connector.js';
+import type { StoreConnection } from '../store/connection.js';
+import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-worker.js';
+import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
+import type { PresenceSettings } from '../events/vehicle-presence.js';
+import { startPeriodicAll, type PeriodicWorker, type StopLoop } from '../workers/periodic.js';
 
 export interface BackgroundWorkerSettings {
   readonly telemetryRetentionMs: number;
