@@ -44,7 +44,7 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
       }, 50);
     });
     // Its automaker cloud answers commands for the same vehicles.
-    svc.connectorSettings.simCloudUrl = /simulated automaker cloud: (http:\/\/\S+)/.exec(err)![1];
+    svc.useSimulatedCloudAt(/simulated automaker cloud: (http:\/\/\S+)/.exec(err)![1], svc.connectorSettings.simCloudKey);
     const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
     const created = await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' });
     expect(created.body.status).toBe('Pending');
@@ -81,12 +81,11 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
         const res = await fetch(`${cloudUrl}/commands`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: JSON.stringify(command) });
         expect(res.status).toBe(401);
       }
-      svc.connectorSettings.simCloudUrl = cloudUrl;
-      svc.connectorSettings.simCloudKey = key;
+      svc.useSimulatedCloudAt(cloudUrl, key);
       const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);
       expect((await client.send({ vin: ALPHA_VINS[0], command: 'diagnostics' })).body.status).toBe('Pending');
     } finally {
-      svc.connectorSettings.simCloudKey = undefined;
+      svc.useSimulatedCloudAt(svc.connectorSettings.simCloudUrl, undefined);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

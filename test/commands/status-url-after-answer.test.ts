@@ -133,12 +133,12 @@ describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer
 
   /** Points the service's connector at a port nobody listens on while `run` runs. */
   async function unreachable<T>(run: () => Promise<T>): Promise<T> {
-    const url = svc.connectorSettings.simCloudUrl;
-    svc.connectorSettings.simCloudUrl = `http://127.0.0.1:${await freePort()}`;
+    const { simCloudUrl: url, simCloudKey: key } = svc.connectorSettings;
+    svc.useSimulatedCloudAt(`http://127.0.0.1:${await freePort()}`, key);
     try {
       return await run();
     } finally {
-      svc.connectorSettings.simCloudUrl = url;
+      svc.useSimulatedCloudAt(url, key);
     }
   }
   const failedRepeats = (from: number) => svc.logs.slice(from).filter((line) => line.includes('could not be initiated again')).length;
@@ -192,13 +192,13 @@ describe.each(DATABASE_KINDS)('a creation\'s status URL, stored after its answer
     const id = await createWithoutStatusUrl();
     // Another automaker at the configured address, which knows no vehicle: 404 to the repeat.
     const stranger = new SimulatedOemCloud(() => undefined, svc.clock, { latencyMs: [0, 0], seed: 9, apiKey: null });
-    const url = svc.connectorSettings.simCloudUrl;
-    svc.connectorSettings.simCloudUrl = await stranger.listen();
+    const { simCloudUrl: url, simCloudKey: key } = svc.connectorSettings;
+    svc.useSimulatedCloudAt(await stranger.listen(), key);
     try {
       svc.clock.advance(REINITIATE_AFTER_MS + 1);
       expect((await svc.worker.runOnce()).reinitiated).toBe(1);
     } finally {
-      svc.connectorSettings.simCloudUrl = url;
+      svc.useSimulatedCloudAt(url, key);
       await stranger.close();
     }
     await backgroundWritesSettled(svc.store);

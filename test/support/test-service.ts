@@ -4,26 +4,33 @@
  * and every log line captured so tests can assert on them.
  */
 import type { LookupFunction } from 'node:net';
-import { ThreadedWebhookSender } from '../../src/delivery/threaded-webhook-sender.js';
-import { WebhookSender } from '../../src/delivery/webhook-sender.js';
-import { allowListOf, webhookDialPolicy } from '../../src/domain/webhook-url.js';
-import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
-import type { WebhookDeps } from '../../src/webhooks/webhook-deps.js';
-import { DEFAULT_WEBHOOK_TIMING, type WebhookSettings } from '../../src/webhooks/webhook-settings.js';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import { loadConfig, type FlagValues } from '../../src/config/load-config.js';
+import { gatewaySettingsOf } from '../../src/config/component-settings.js';
+import { SECOND_MS } from '../../src/config/durations.js';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { buildApp } from '../../src/http/build-app.js';
-import type { AppDeps } from '../../src/http/app-deps.js';
+import type { AppDeps, EventStreamSettings } from '../../src/http/app-deps.js';
+import { ServiceMetrics } from '../../src/http/metrics.js';
 import type { RateLimitSettings } from '../../src/http/rate-limits.js';
 import { createLogger } from '../../src/logger.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
+import { apiDepsOf } from '../../src/roles/api-app.js';
+import { connectorSettingsOf } from '../../src/roles/connectors.js';
+import { readinessOf } from '../../src/roles/readiness.js';
+import type { ServiceParts } from '../../src/roles/service-parts.js';
+import { webhookDepsOf, webhookSenderOf } from '../../src/roles/webhook-parts.js';
 import { generateKeyringDocument, keyringFromDocument, type Keyring } from '../../src/security/keyring.js';
 import type { TokenSettings } from '../../src/security/access-tokens.js';
 import type { StoreConnection } from '../../src/store/connection.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import { backgroundWritesSettled } from '../../src/store/write-batcher.js';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import type { WebhookDeps } from '../../src/webhooks/webhook-deps.js';
+import type { WebhookSettings } from '../../src/webhooks/webhook-settings.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { fixtureFleet, SECRETS } from './fixture-fleet.js';
 import { ConnectorRegistry, type ConnectorSettings } from '../../src/oem/connector-registry.js';
@@ -31,10 +38,8 @@ import { CommandWorker } from '../../src/commands/command-worker.js';
 import { FleetSimulator } from '../../src/sim/fleet-simulator.js';
 import { loadSimulatedFleet } from '../../src/sim/load-simulated-fleet.js';
 import { SimulatedOemCloud, type CloudOptions } from '../../src/sim/simulated-oem-cloud.js';
-import { Registry } from 'prom-client';
 import { startGateway, type RunningGateway } from '../../src/gateway/start-gateway.js';
 import { TRACKER_PROTOCOLS } from '../../src/gateway/tracker-protocols.js';
-import { TrackerCommandLink } from '../../src/gateway/tracker-command-link.js';
 
 /** 2026-11-20T12:00:00Z (09:00:00 at -03:00); tests move it explicitly. */
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -77,9 +82,11 @@ export interface TestService {
   readonly logs: string[];
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   token(clientId: string, clientSecret: string): Promise<string>;
-  /** Commands: how automakers are reached (setting the simulated cloud re-points the service's connectors), and a worker driven by the test clock. */
-  readonly connectorSettings: TestConnectorSettings;
+  /** Commands: how automakers are reached now (a second instance's registry is made from these), the service's registry, and a worker driven by the test clock. */
+  readonly connectorSettings: ConnectorSettings;
   readonly connectors: ConnectorRegistry;
+  /** Points the service's `sim` OEMs at another automaker (`url` undefined: unreachable), with the key it requires. */
+  useSimulatedCloudAt(url: string | undefined, key: string | undefined): void;
   readonly worker: CommandWorker;
   /** Starts the simulated automaker cloud for the sim vehicles stored now (parked, not driving). */
   useSimulatedCloud(options?: Partial<CloudOptions>): Promise<{ cloud: SimulatedOemCloud; simulator: FleetSimulator }>;
@@ -98,18 +105,13 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** Connector settings a test may change while the service runs: the simulated cloud's URL and key. */
-export interface TestConnectorSettings extends ConnectorSettings {
-  simCloudUrl?: string | undefined;
-  simCloudKey?: string | undefined;
-}
-
 export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
-  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'eventStreams' | 'console' | 'sharedRateStore'>>;
-  /** Start the tracker gateway too; the numbers override its defaults. */
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'console' | 'sharedRateStore'>> & {
+    readonly eventStreams?: Partial<EventStreamSettings>;
+  };
   /**
    * Webhooks: allowed networks (loopback when absent), a resolver (DNS rebinding tests), settings,
    * and `threaded`: sent from a thread that holds this many posts per endpoint, as `serve` does
@@ -118,6 +120,7 @@ export interface TestServiceOptions {
   readonly webhooks?: {
     readonly allowCidrs?: readonly string[]; readonly lookup?: LookupFunction; readonly settings?: Partial<WebhookSettings>; readonly threaded?: { readonly queuedPerLane: number };
   };
+  /** Start the tracker gateway too; the numbers override its settings. */
   readonly gateway?: boolean | {
     readonly loginTimeoutMs?: number; readonly idleTimeoutMs?: number; readonly tls?: { readonly certFile: string; readonly keyFile: string };
     /** `--tracker-connections` and `--tracker-connections-per-address`; by default sized from the limit, and 1,000. */
@@ -125,8 +128,37 @@ export interface TestServiceOptions {
   };
 }
 
+/** What a test may not wait for: an automaker that hangs costs it 1 s, not the service's 5 s (`connectorSettingsOf`). */
+const TEST_AUTOMAKER_TIMEOUTS = { initiateTimeoutMs: 2000, pollTimeoutMs: 1000 };
+/** A tracker command is written within 50 ms of its creation, so tests need not wait the service's 250 ms. */
+const TEST_TRACKER_COMMAND_INTERVAL_MS = 50;
+/** The dispatcher looks for due webhooks every 20 ms, so a delivery test waits for its receiver, not for a poll. */
+const TEST_WEBHOOK_POLL_MS = 20;
+
+/**
+ * The service's settings for a test: the defaults but for the database, and what tests leave off
+ * unless they are about it (request limits, the console, a per-address connection cap; webhooks
+ * sent from this thread, to loopback, within 2 s), and the tracker listeners on free loopback ports.
+ */
+function testFlags(databaseUrl: string, options: TestServiceOptions): FlagValues {
+  const hooks = options.webhooks ?? {};
+  const trackers = typeof options.gateway === 'object' ? options.gateway : {};
+  return {
+    database: databaseUrl, port: '0',
+    tokenRateClient: '0', tokenRateAddress: '0', commandRateApp: '0', console: false, connectionsPerAddress: '0',
+    webhookAllowCidrs: (hooks.allowCidrs ?? ['127.0.0.0/8']).join(','), webhookTimeout: '2s', webhookSendThreads: hooks.threaded ? '1' : '0',
+    ...(options.gateway ? {
+      ...Object.fromEntries(TRACKER_PROTOCOLS.map(({ protocol }) => [`${protocol}Port`, '0'])), gatewayHost: '127.0.0.1',
+      trackerConnections: trackers.connections?.total, trackerConnectionsPerAddress: trackers.connections?.perAddress,
+      ...(trackers.tls ? { teltonikaTlsPort: '0', teltonikaTlsCert: trackers.tls.certFile, teltonikaTlsKey: trackers.tls.keyFile } : {}),
+    } : {}),
+  };
+}
+
 export async function startTestService(kind: DatabaseKind, fleet: unknown = fixtureFleet(), options: TestServiceOptions = {}): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase(kind);
+  const config = loadConfig(testFlags(database.url, options), {});
+  // A smaller pool than `serve`'s and checkpoints on commit: many test services run at once.
   const store = openStore(database.url, { poolSize: 5, watchRegistry: true });
   await migrateToLatest(store);
   const keyring = keyringFromDocument(generateKeyringDocument(), 'test');
@@ -137,60 +169,44 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
 
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _encoding, done) { logs.push(String(chunk)); done(); } });
-  const tokenSettings = { issuer: 'telematics', audience: 'telematics-api' };
-  const connectors = new ConnectorRegistry({
-    initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
-    trackers: new TrackerCommandLink(store, clock, { commandTimeoutMs: 120_000 }),
-  });
-  let simCloud: { url?: string | undefined; key?: string | undefined } = {};
-  const connectorSettings: TestConnectorSettings = {
-    initiateTimeoutMs: 2000, pollTimeoutMs: 1000,
-    get simCloudUrl() { return simCloud.url; },
-    set simCloudUrl(url) { simCloud = { ...simCloud, url }; connectors.useSimulatedCloud(simCloud.url, simCloud.key); },
-    get simCloudKey() { return simCloud.key; },
-    set simCloudKey(key) { simCloud = { ...simCloud, key }; connectors.useSimulatedCloud(simCloud.url, simCloud.key); },
+  const logger = createLogger('info', sink);
+  const tokenSettings = { issuer: config.jwtIssuer, audience: config.jwtAudience };
+  const baseConnectorSettings = connectorSettingsOf(config, store, clock, TEST_AUTOMAKER_TIMEOUTS);
+  const connectors = new ConnectorRegistry(baseConnectorSettings);
+  let simCloud: Pick<ConnectorSettings, 'simCloudUrl' | 'simCloudKey'> = {};
+  const useSimulatedCloudAt = (url: string | undefined, key: string | undefined) => {
+    simCloud = { simCloudUrl: url, simCloudKey: key };
+    connectors.useSimulatedCloud(url, key);
   };
-  // Webhooks as `serve` wires them, loopback allowed by default (the tests' receivers listen there).
+  const metrics = new ServiceMetrics();
+  const parts: ServiceParts = { config, clock, logger, store, metrics, connectors, queue: undefined, readiness: readinessOf(config, store, undefined) };
   const hooks = options.webhooks ?? {};
-  const allowList = allowListOf(hooks.allowCidrs ?? ['127.0.0.0/8']);
-  const webhookSender = hooks.threaded
-    ? new ThreadedWebhookSender({
-      threads: 1, allowCidrs: hooks.allowCidrs ?? ['127.0.0.0/8'], userAgent: 'telematics-webhooks/test', queuedPerLane: hooks.threaded.queuedPerLane,
-      threadFile: new URL('../../dist/delivery/webhook-send-thread.js', import.meta.url),
-    })
-    : new WebhookSender({
-      policies: { 'https:': webhookDialPolicy(allowList, 'https:'), 'http:': webhookDialPolicy(allowList, 'http:') }, lookup: hooks.lookup, userAgent: 'telematics-webhooks/test',
-    });
-  const webhooksWith = (keys: Keyring): WebhookDeps => ({
-    store, keyring: keys, clock, transport: webhookSender,
-    settings: {
-      ...DEFAULT_WEBHOOK_TIMING, allowList, hasAllowList: (hooks.allowCidrs ?? ['127.0.0.0/8']).length > 0, retentionMs: 30 * 86_400_000,
-      timeoutMs: 2000, pollMs: 20, ...hooks.settings,
-    },
+  const webhookSender = webhookSenderOf(config, logger, {
+    lookup: hooks.lookup, queuedPerLane: hooks.threaded?.queuedPerLane,
+    // The tests run from the sources; the thread runs the built script (`npm test` builds first).
+    threadFile: hooks.threaded ? new URL('../../dist/delivery/webhook-send-thread.js', import.meta.url) : undefined,
   });
+  const webhooksWith = (keys: Keyring): WebhookDeps => {
+    const deps = webhookDepsOf(config, store, keys, clock, webhookSender);
+    return { ...deps, settings: { ...deps.settings, pollMs: TEST_WEBHOOK_POLL_MS, ...hooks.settings } };
+  };
   let webhooks = webhooksWith(keyring);
-  const appWith = (keys: Keyring) => buildApp({
-    store, keyring: keys, clock, tokenSettings, bodyLimit: 1_048_576, telemetryRetentionMs: 192 * 3_600_000, tripLatenessMs: 60_000,
-    connectors, commandTimeoutMs: 120_000, logger: createLogger('info', sink), rateLimits: options.rateLimits, webhooks,
-    ...options.http,
-  });
+  const http = options.http ?? {};
+  const appWith = (keys: Keyring) => {
+    const deps = apiDepsOf({ ...parts, keyring: keys, webhooks });
+    return buildApp({ ...deps, rateLimits: options.rateLimits ?? deps.rateLimits, ...http, eventStreams: { ...deps.eventStreams, ...http.eventStreams } });
+  };
   let app = await appWith(keyring);
-  let dispatcher = new WebhookDispatcher(webhooks, createLogger('info', sink));
-  const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 }, createLogger('info', sink));
+  let dispatcher = new WebhookDispatcher(webhooks, logger);
+  const worker = new CommandWorker(store, connectors, clock, { leaseMs: 15_000, batch: 50, idleIntervalMs: 50 }, logger);
   let cloud: SimulatedOemCloud | undefined;
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const metrics = new Registry();
-  const gatewayOptions = typeof options.gateway === 'object' ? options.gateway : {};
+  const url = await app.listen({ port: config.port, host: config.host });
+  const trackers = typeof options.gateway === 'object' ? options.gateway : {};
+  const gatewaySettings = gatewaySettingsOf(config);
   const gateway = options.gateway ? await startGateway(store, clock, {
-    host: '127.0.0.1',
-    listeners: {
-      ...Object.fromEntries(TRACKER_PROTOCOLS.map(({ protocol }) => [protocol, { port: 0, tls: undefined }])),
-      teltonika: { port: 0, tls: gatewayOptions.tls && { port: 0, ...gatewayOptions.tls } },
-    },
-    intake: { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, movingSpeedKmh: 3,
-    loginTimeoutMs: gatewayOptions.loginTimeoutMs ?? 10_000, idleTimeoutMs: gatewayOptions.idleTimeoutMs ?? 900_000, commandIntervalMs: 50,
-    connections: { total: gatewayOptions.connections?.total, perAddress: gatewayOptions.connections?.perAddress ?? 1000 },
-  }, metrics, createLogger('info', sink)) : undefined;
+    ...gatewaySettings, commandIntervalMs: TEST_TRACKER_COMMAND_INTERVAL_MS,
+    loginTimeoutMs: trackers.loginTimeoutMs ?? gatewaySettings.loginTimeoutMs, idleTimeoutMs: trackers.idleTimeoutMs ?? gatewaySettings.idleTimeoutMs,
+  }, metrics.registry, logger) : undefined;
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
@@ -216,8 +232,10 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
 
   let currentKeyring = keyring;
   return {
-    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectorSettings, connectors, worker, gateway, metrics,
+    kind, url, databaseUrl: database.url, store, clock, tokenSettings, logs, request, connectors, worker, gateway, metrics: metrics.registry,
     get app() { return app; },
+    useSimulatedCloudAt,
+    get connectorSettings() { return { ...baseConnectorSettings, ...simCloud }; },
     get keyring() { return currentKeyring; },
     get webhooks() { return webhooks; },
     get dispatcher() { return dispatcher; },
@@ -225,19 +243,18 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       await app.close();
       currentKeyring = next;
       webhooks = webhooksWith(next);
-      dispatcher = new WebhookDispatcher(webhooks, createLogger('info', sink));
+      dispatcher = new WebhookDispatcher(webhooks, logger);
       app = await appWith(next);
       await app.listen({ port: Number(new URL(url).port), host: '127.0.0.1' });
     },
     async useSimulatedCloud(options = {}) {
-      const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, 10_000);
-      const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: 10, glitchRate: 0, seed: 3 });
+      const vehicles = await loadSimulatedFleet(store.db, keyring, clock.now(), 0, config.simPeriod * SECOND_MS);
+      const simulator = new FleetSimulator(vehicles, { ingestUrl: url, periodSeconds: config.simPeriod, glitchRate: 0, seed: 3 });
       await cloud?.close();
       // As the service does: the cloud requires a fresh secret that only the connector holds.
       const apiKey = options.apiKey === undefined ? SimulatedOemCloud.generateKey() : options.apiKey;
       cloud = new SimulatedOemCloud((vin) => simulator.vehicle(vin), clock, { latencyMs: [2000, 4000], seed: 5, ...options, apiKey });
-      connectorSettings.simCloudKey = apiKey ?? undefined;
-      connectorSettings.simCloudUrl = await cloud.listen();
+      useSimulatedCloudAt(await cloud.listen(), apiKey ?? undefined);
       return { cloud, simulator };
     },
     async token(clientId, clientSecret) {
