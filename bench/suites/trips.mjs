@@ -23,7 +23,9 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEFAULT_TRIP_THRESHOLDS, TripDetector } from '../../dist/domain/trip-detection.js';
+import { TripDetector } from '../../dist/domain/trip-detection.js';
+import { tripSettingsOf } from '../../dist/config/component-settings.js';
+import { loadConfig } from '../../dist/config/load-config.js';
 import { TRIP_FIELDS } from '../../dist/trips/query-trips.js';
 import { detectTripsForVin } from '../../dist/trips/detect-trips.js';
 import { createFixture, tokenFrom, vinOf } from '../lib/fixture.mjs';
@@ -39,6 +41,7 @@ const VEHICLES = 20;
 /** The bench fleet's tank capacity, liters (fixture.mjs). */
 const TANK_LITERS = 50;
 /** The service's defaults (`serve` without trip flags). */
+const DEFAULT_TRIP_THRESHOLDS = tripSettingsOf(loadConfig({}, {})).thresholds;
 const SETTINGS = { thresholds: DEFAULT_TRIP_THRESHOLDS, latenessMs: 60_000 };
 
 export async function run(ctx) {

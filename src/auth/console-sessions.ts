@@ -28,8 +28,6 @@ export interface ConsoleSessionSettings {
   readonly maxMs: number;
 }
 
-export const DEFAULT_CONSOLE_SESSIONS: ConsoleSessionSettings = Object.freeze({ idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 });
-
 /** Activity is written at most this often per session: a request is not a write. */
 const TOUCH_EVERY_MS = 60_000;
 

@@ -7,12 +7,15 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { buildApp } from '../http/build-app.js';
 import { createLogger } from '../logger.js';
-import { ConnectorRegistry } from '../oem/connector-registry.js';
+import { ServiceMetrics } from '../http/metrics.js';
+import { loadConfig } from '../config/load-config.js';
+import { apiDepsOf } from '../roles/api-app.js';
+import { connectorsOf } from '../roles/connectors.js';
+import { readinessOf } from '../roles/readiness.js';
+import { webhookDepsOf } from '../roles/webhook-parts.js';
 import { generateKeyringDocument, keyringFromDocument } from '../security/keyring.js';
 import { openStore } from '../store/open-store.js';
 import { systemClock } from '../domain/clock.js';
-import { DEFAULT_WEBHOOK_TIMING } from '../webhooks/webhook-settings.js';
-import { allowListOf } from '../domain/webhook-url.js';
 import { processOutput, UsageError } from './output.js';
 
 /**
@@ -21,20 +24,17 @@ import { processOutput, UsageError } from './output.js';
  */
 export async function openApiDocumentText(): Promise<string> {
   // Nothing is read or sent while the document is built: an empty in-memory store and throwaway
-  // keys only satisfy the routes' construction.
+  // keys only satisfy the routes' construction. The settings are the defaults, whatever this
+  // process's environment says, so the document is the same on every machine.
+  const config = loadConfig({ database: ':memory:', console: false }, {});
   const store = openStore(':memory:', { poolSize: 1 });
   const keyring = keyringFromDocument(generateKeyringDocument(), 'openapi');
   const clock = systemClock;
   const unused = { post: () => Promise.reject(new Error('the document builder sends nothing')) };
-  const app = await buildApp({
-    store, keyring, clock, tokenSettings: { issuer: 'telematics', audience: 'telematics-api' }, bodyLimit: 1_048_576,
-    telemetryRetentionMs: 0, tripLatenessMs: 0, connectors: new ConnectorRegistry({ initiateTimeoutMs: 1, pollTimeoutMs: 1 }), commandTimeoutMs: 0,
-    logger: createLogger('silent'),
-    webhooks: {
-      store, keyring, clock, transport: unused,
-      settings: { ...DEFAULT_WEBHOOK_TIMING, allowList: allowListOf([]), hasAllowList: false, retentionMs: 0, timeoutMs: 1, disableAfterMs: 0, maxEndpointsPerApplication: 0 },
-    },
-  });
+  const app = await buildApp(apiDepsOf({
+    config, store, keyring, clock, logger: createLogger('silent'), metrics: new ServiceMetrics(), connectors: connectorsOf(config, store, clock),
+    queue: undefined, readiness: readinessOf(config, store, undefined), webhooks: webhookDepsOf(config, store, keyring, clock, unused),
+  }));
   try {
     await app.ready();
     return `${JSON.stringify(app.swagger(), null, 2)}\n`;

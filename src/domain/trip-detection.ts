@@ -19,14 +19,6 @@ export interface TripThresholds {
   readonly minDistanceKm: number;
 }
 
-export const DEFAULT_TRIP_THRESHOLDS: TripThresholds = Object.freeze({
-  movingSpeedKmh: 3,
-  stopMs: 5 * 60_000,
-  gapMs: 10 * 60_000,
-  minDurationMs: 60_000,
-  minDistanceKm: 0.5,
-});
-
 /** One telemetry record as trips see it; flagged values arrive as null. */
 export interface TripInput {
   readonly ts: number;

@@ -13,7 +13,7 @@ import type { StateSettings } from '../domain/vehicle-state.js';
 import type { ConsoleSettings } from './console/console-settings.js';
 import type { TelemetrySink } from '../intake/accept-telemetry.js';
 
-/** What the HTTP layer needs; the composition root (src/service.ts) provides it. */
+/** What the HTTP layer needs; the composition root provides it (src/roles/api-app.ts). */
 export interface AppDeps {
   readonly store: StoreConnection;
   readonly keyring: Keyring;
@@ -28,36 +28,36 @@ export interface AppDeps {
   readonly connectors: ConnectorRegistry;
   readonly commandTimeoutMs: number;
   readonly logger: FastifyBaseLogger;
-  /** Request limits; none when absent (tests that are not about limits). */
-  readonly rateLimits?: RateLimitSettings;
-  /** Where the limits are counted for every process (Redis); in this process when absent. */
-  readonly sharedRateStore?: SharedRateStore;
-  /** Which X-Forwarded-For hops to believe (behind reverse proxies); none when absent. */
-  readonly trustProxy?: TrustProxy;
-  /** Longest a client may take to send a whole request, ms; 60 s when absent. */
-  readonly requestTimeoutMs?: number;
-  /** Open connections per client address; no cap when absent or 0. */
-  readonly connectionsPerAddress?: number;
-  /** Shared with the operations listener when there is one; a fresh one when absent. */
-  readonly metrics?: ServiceMetrics;
+  /** Request limits; a null rate is no limit. */
+  readonly rateLimits: RateLimitSettings;
+  /** Where the limits are counted for every process (Redis); undefined: in this process. */
+  readonly sharedRateStore: SharedRateStore | undefined;
+  /** Which X-Forwarded-For hops to believe (behind reverse proxies); false: none. */
+  readonly trustProxy: TrustProxy;
+  /** Longest a client may take to send a whole request, ms. */
+  readonly requestTimeoutMs: number;
+  /** Open connections per client address; 0 for no cap. */
+  readonly connectionsPerAddress: number;
+  /** Shared with the operations listener and the gateway: the routes count into the registry this app serves. */
+  readonly metrics: ServiceMetrics;
   /** False when /metrics is served by the operations listener instead of the API port. */
-  readonly metricsOnApiPort?: boolean;
-  /** /docs and /openapi.json; on when absent. */
-  readonly docs?: boolean;
-  /** Where successful ingests are counted for the minute's log line; one logging every minute when absent. */
-  readonly ingestSummary?: IngestSummary;
-  /** GET /events/stream; the defaults when absent (5 per application, 1 s polling, 15 s keep-alives, 30 min, rechecked every 5 s). */
-  readonly eventStreams?: Partial<EventStreamSettings>;
-  /** How GET /vehicle-data/latest names a vehicle's state; 15 min offline and 3 km/h moving when absent. */
-  readonly vehicleStates?: StateSettings;
-  /** The web console at /console (and / redirecting there); not served when absent. */
-  readonly console?: ConsoleSettings;
-  /** /webhook-endpoints; not served when absent. */
-  readonly webhooks?: WebhookDeps;
-  /** Where POST /ingest puts checked records (`--ingest-queue`); stored in the request when absent. */
-  readonly ingestQueue?: TelemetrySink;
-  /** What /readyz asks; the database alone when absent. */
-  readonly readiness?: readonly ReadinessCheck[];
+  readonly metricsOnApiPort: boolean;
+  /** /docs and /openapi.json. */
+  readonly docs: boolean;
+  /** Where successful ingests are counted for the minute's log line; undefined: one of the app's own, logging every minute. */
+  readonly ingestSummary: IngestSummary | undefined;
+  /** GET /events/stream. */
+  readonly eventStreams: EventStreamSettings;
+  /** How GET /vehicle-data/latest names a vehicle's state. */
+  readonly vehicleStates: StateSettings;
+  /** The web console at /console (and / redirecting there); undefined: not served. */
+  readonly console: ConsoleSettings | undefined;
+  /** /webhook-endpoints. */
+  readonly webhooks: WebhookDeps;
+  /** Where POST /ingest puts checked records (`--ingest-queue`); undefined: stored in the request. */
+  readonly ingestQueue: TelemetrySink | undefined;
+  /** What /readyz asks. */
+  readonly readiness: readonly ReadinessCheck[];
 }
 
 /** One dependency /readyz waits for; false (or a throw, or no answer in 2 s) is not ready. */

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { authenticateHook } from './authenticate-hook.js';
 import { clientErrorHandlerOf, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
-import { ServiceMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installRequestAccounting, markAnswer, stampedRequestId } from './request-accounting.js';
 import { refuseUnknownLogLevels, requestLoggersOf } from './request-logger.js';
@@ -29,7 +28,6 @@ import { consolePlugin } from './console/console-plugin.js';
 const HEADERS_TIMEOUT_MS = 10_000;
 /** How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much over). */
 const TIMEOUT_CHECK_MS = 1000;
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * The HTTP application, without listening: tests and `serve` both build it here.
@@ -38,14 +36,13 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
  * are never logged, so tokens and secrets cannot reach the logs.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const trust = proxyTrust(deps.trustProxy ?? false);
+  const trust = proxyTrust(deps.trustProxy);
   const app = Fastify({
     // No logger for Fastify itself: with one, it adds two listeners to every response, the cost
     // request-accounting.ts avoids. Each request's logger (request.log, reply.log) is made from
     // ours here, the client errors below log through ours and `serve` writes the listening lines
-    // (service.ts). What would go to the application's own logger (`app.log`) is dropped: none of
-    // ours logs there; @fastify/static does, to warn of a folder that does not exist.
+    // (roles/start-api.ts). What would go to the application's own logger (`app.log`) is dropped:
+    // none of ours logs there; @fastify/static does, to warn of a folder that does not exist.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: stampedRequestId,
     childLoggerFactory: requestLoggersOf(deps.logger as Logger),
@@ -61,8 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     clientErrorHandler: clientErrorHandlerOf(deps.logger),
     // Slow requests (a body trickled a byte at a time) end with 408 instead of holding a socket.
-    requestTimeout,
-    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout), connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    requestTimeout: deps.requestTimeoutMs,
+    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, deps.requestTimeoutMs), connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // A hop count or the proxies' ranges, never "everything": the client address is then the hop
     // just before our own proxies, which the client cannot write.
     trustProxy: deps.trustProxy ? trust : false,
@@ -77,9 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // a line, and GET /vehicle/{vin} ran at 0.65 of its speed with request lines on; RESULTS.md),
   // and is put together without pino's generic line building (request-line.ts).
   const requestLine = requestLineWriter(deps.logger.child({}, { redact: { paths: [] } }) as Logger);
-  const metrics = deps.metrics ?? new ServiceMetrics();
-  // The routes count into the registry this app serves.
-  deps = { ...deps, metrics };
+  const metrics = deps.metrics;
   installRequestAccounting(app, metrics, requestLine, deps.logger);
   app.addHook('onRoute', refuseUnknownLogLevels(deps.logger as Logger));
 
@@ -99,8 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(Vehicle);
   // The interface's own description is public by choice (`--no-docs` turns it off); it holds
   // nothing the interface document does not.
-  if (deps.docs ?? true) await installOpenApi(app);
-  if (deps.metricsOnApiPort ?? true) metrics.serve(app);
+  if (deps.docs) await installOpenApi(app);
+  if (deps.metricsOnApiPort) metrics.serve(app);
 
   const limits = requestLimits(deps.rateLimits, deps.sharedRateStore, (change, error) => {
     if (change === 'down') deps.logger.warn({ err: error }, 'shared rate limits unreachable: counting in this process until they answer');
@@ -117,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(commandRoutes(deps, deps.clock, limits));
     await protectedScope.register(eventRoutes(deps));
     await protectedScope.register(eventStreamRoute(deps));
-    if (deps.webhooks) await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
+    await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
   return app;

@@ -15,7 +15,8 @@ import { AUTH_ERRORS, bearerSecurity, errorResponses } from './schemas.js';
 import type { AppDeps, EventStreamSettings } from './app-deps.js';
 import { markAnswer } from './request-accounting.js';
 
-const DEFAULTS: EventStreamSettings = { perApplication: 5, pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000, recheckMs: 5000 };
+/** The stream's pacing; how many per application and how often they are rechecked are settings. */
+export const EVENT_STREAM_TIMING: Omit<EventStreamSettings, 'perApplication' | 'recheckMs'> = Object.freeze({ pollMs: 1000, keepAliveMs: 15_000, maxDurationMs: 30 * 60_000 });
 /** What EventSource waits before reconnecting, ms (the SSE `retry:` field). */
 const RETRY_MS = 5000;
 
@@ -27,7 +28,7 @@ const frame = ({ cursor, event }: StreamedEvent): string => `id: ${cursor}\neven
  * would hold events back), registered behind the authentication hook.
  */
 export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
-  const settings = { ...DEFAULTS, ...deps.eventStreams };
+  const settings = deps.eventStreams;
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     const hub = new EventStreamHub(deps.store, {

@@ -12,8 +12,6 @@ import { Type } from 'typebox';
 import { compressResponses } from './compression.js';
 import type { AppDeps } from './app-deps.js';
 
-const DEFAULT_STATE_SETTINGS = { offlineAfterMs: 15 * 60_000, movingSpeedKmh: 3 };
-
 /** POST /vehicle-data and GET /vehicle-data/latest; registered behind the authentication hook. */
 export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
   return async (parent) => {
@@ -21,7 +19,7 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
     await compressResponses(app);
     /** A stored row a read skips (domain/stored-record.ts): logged without its values, counted. */
     const unreadable = (log: FastifyBaseLogger): OnUnreadableRow => (vin, ts, column) => {
-      deps.metrics?.unreadableTelemetry.inc({ column });
+      deps.metrics.unreadableTelemetry.inc({ column });
       log.error({ vin, ts: typeof ts === 'number' || typeof ts === 'string' ? ts : undefined, column }, 'stored telemetry row cannot be read: left out of the answer');
     };
     app.post('/vehicle-data', {
@@ -57,6 +55,6 @@ export function vehicleDataRoute(deps: AppDeps): FastifyPluginAsync {
         security: bearerSecurity,
         response: { 200: FleetLatest, ...errorResponses(AUTH_ERRORS) },
       },
-    }, async (request) => readFleetLatest(deps.store, principalOf(request).companyId, deps.clock.now(), deps.vehicleStates ?? DEFAULT_STATE_SETTINGS, unreadable(request.log)));
+    }, async (request) => readFleetLatest(deps.store, principalOf(request).companyId, deps.clock.now(), deps.vehicleStates, unreadable(request.log)));
   };
 }

@@ -5,6 +5,7 @@ import type { ServiceConfig } from '../config/settings.js';
 import { parseBasemap, type Basemap } from '../domain/basemap.js';
 import type { AppDeps } from '../http/app-deps.js';
 import { buildApp } from '../http/build-app.js';
+import { EVENT_STREAM_TIMING } from '../http/event-stream-route.js';
 import type { SharedRateStore } from '../http/rate-limits.js';
 import { RedisRateStore } from '../redis/redis-rate-store.js';
 import type { KeyedParts } from './service-parts.js';
@@ -24,7 +25,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
-    eventStreams: { perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
+    eventStreams: { ...EVENT_STREAM_TIMING, perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,

@@ -4,7 +4,8 @@
  * Each fact is one event, however often it is written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS, type TripInput } from '../../src/domain/trip-detection.js';
+import type { TripInput } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { MAX_INGEST_RECORDS } from '@telematics/contract';
 import { runPresenceOnce } from '../../src/events/vehicle-presence.js';
 import { readEventsAfter, type StoredEvent } from '../../src/store/events-queries.js';

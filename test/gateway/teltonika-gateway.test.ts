@@ -13,7 +13,7 @@ import { wrapTcpEnvelope } from '../../src/gateway/teltonika/tcp-envelope.js';
 import { encodeCodec12 } from '../../src/gateway/teltonika/codec12.js';
 import { TeltonikaTrackerClient } from '../../src/gateway/teltonika/simulated-client.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
-import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { validateFleetFile } from '../../src/domain/fleet-file.js';
 import { applyFleet } from '../../src/registry/apply-fleet.js';
 import { DATABASE_KINDS } from '../support/databases.js';

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, constants, createBrotliCompress, createGzip, gunzipSync, type BrotliCompress, type Gzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { BROTLI_OPTIONS, GZIP_OPTIONS } from '../../src/http/compression.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DATABASE_KINDS } from '../support/databases.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS, type TripInput } from '../../src/domain/trip-detection.js';
+import type { TripInput } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { formatIsoLocal } from '../../src/domain/time.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DATABASE_KINDS } from '../support/databases.js';

@@ -10,7 +10,7 @@ import {
   PermissionError, RateLimitError, ServerError, TelematicsClient, TelematicsError, TimeoutError, UnprocessableEntityError, WebhookVerificationError,
   type FetchLike, type TelematicsEvent,
 } from '@telematics/sdk';
-import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { deleteEventsBefore } from '../../src/store/events-queries.js';
 import { keyringFromDocument } from '../../src/security/keyring.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { FleetSimulator } from '../../src/sim/fleet-simulator.js';
 import { loadSimulatedFleet } from '../../src/sim/load-simulated-fleet.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';

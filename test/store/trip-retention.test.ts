@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { insertTrips } from '../../src/store/trips-queries.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DATABASE_KINDS } from '../support/databases.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TRIP_THRESHOLDS, TripDetector, type DetectedTrip, type TripInput } from '../../src/domain/trip-detection.js';
+import { TripDetector, type DetectedTrip, type TripInput } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { gap, move, stand, syntheticDrive } from '../support/synthetic-drive.js';
 
 const T = Date.UTC(2026, 10, 20, 10, 0, 0);

@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { DEFAULT_TRIP_THRESHOLDS, type TripInput } from '../../src/domain/trip-detection.js';
+import type { TripInput } from '../../src/domain/trip-detection.js';
+import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { vinPartition } from '../../src/domain/vin-partition.js';
 import { TRIP_SHARD_COUNT } from '../../src/store/migrations/0018-trip-shards.js';
 import { leaseTripShards } from '../../src/store/trip-shards-queries.js';
