@@ -37,7 +37,7 @@ export interface IngestQueueSettings {
   readonly tls?: QueueTls | undefined;
 }
 
-/** One way of authenticating to NATS; the secrets come from the environment only (config.ts). */
+/** One way of authenticating to NATS; the secrets come from the environment only (src/config/). */
 export type QueueAuth =
   | { readonly kind: 'password'; readonly user: string; readonly password: string }
   | { readonly kind: 'token'; readonly token: string }
