@@ -12,7 +12,7 @@ const MAX_KEPT_BODY = 256;
  * D4's signature check, for one keyring. Signatures accepted before are kept, by secret and signed
  * body: an application signs the same vin and command again and again, and Node makes a key and an
  * OpenSSL context for every HMAC (~5 µs measured alone; creations spent ~25 µs less CPU a creation
- * without it under load: bench/RESULTS.md, issue 22, twenty-first step). The header is still
+ * without it under load: docs/decisions/0030-signatures-remembered-once-matched.md). The header is still
  * decoded and compared with the expected bytes in constant time on every request. Only a signature
  * that matched is kept, so a token holder without the sign-secret cannot fill the table with
  * bodies of its choosing. Keyed by the secret itself, so a rotated secret never meets its

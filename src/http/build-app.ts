@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.ingestSummary === undefined) app.addHook('onClose', ingestSummary.start());
   // The request line holds only the fields below, none of them a secret: it skips the redaction
   // pass every other line gets, which cost more than the rest of the line (5.1 µs against 1.4 µs
-  // a line, and GET /vehicle/{vin} ran at 0.65 of its speed with request lines on; RESULTS.md),
+  // a line, and GET /vehicle/{vin} ran at 0.65 of its speed with request lines on; docs/decisions/0012),
   // and is put together without pino's generic line building (request-line.ts).
   const requestLine = requestLineWriter(deps.logger.child({}, { redact: { paths: [] } }) as Logger);
   const metrics = deps.metrics;

@@ -1,7 +1,7 @@
 /**
  * Queries of the request path, built and compiled by Kysely once per dialect rather than per
  * call: building and compiling a small statement costs more than SQLite takes to run it (a
- * command creation's insert and update were ~70 µs of Kysely work a creation; RESULTS.md).
+ * command creation's insert and update were ~70 µs of Kysely work a creation; docs/decisions/0018).
  * `build` receives one placeholder per parameter; the compiled text must bind exactly those, in
  * that order, or the first call throws (a guard against a builder whose parameters do not line up).
  * Texts are kept per adapter, not per `Db`: a transaction is a new `Db` over the same adapter.

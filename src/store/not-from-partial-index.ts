@@ -5,8 +5,8 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
  * `sent_at is null`) where a partial index has that state as its predicate. Given the plain
  * condition, PostgreSQL may scan such an index for every row in that state and filter them by key,
  * and does whenever its statistics say the state is rare while it is not (a backlog, or a table not
- * analyzed yet); a parameter does not prevent it, since a custom plan sees the value. Found in
- * issue 22: a prepared initiation update read every Pending command for each creation, ~10 ms
+ * analyzed yet); a parameter does not prevent it, since a custom plan sees the value. Found in a
+ * profile (docs/decisions/0021): a prepared initiation update read every Pending command for each creation, ~10 ms
  * apiece with 25,000 Pending. The column is compared through an expression of the same value
  * (`|| ''` on text, `+ 0` on a number; null stays null), from which the planner cannot prove the
  * index's predicate, so the key's index answers.

@@ -18,7 +18,7 @@
  * Where several connections write at once (PostgreSQL), a batch of row statements only (say a
  * turn's command inserts beside its initiations) runs each statement as its own commit, all at
  * once, instead of begin, statements, commit one after another: a creation waits for a shorter
- * chain of round trips (bench/RESULTS.md, "Issue 22, tenth step"). Each row statement is whole on
+ * chain of round trips (docs/decisions/0024). Each row statement is whole on
  * its own (one statement, or its own transaction when it appends events; only rows naming one
  * command twice, which no caller queues, are written one by one), and the callers' units of one
  * batch name different rows (a caller awaits each write before its next, and a creation's

@@ -81,7 +81,7 @@ function readRecord(r: ByteReader, layout: Layout): AvlRecord | string {
   }
   if (layout.nx && !readNxGroup(r, io)) return 'IO group of variable-length values is truncated';
   if (r.overrun) return 'record is truncated';
-  // Written out, not spread from a head object: the spread was most of a record's decode time (bench/RESULTS.md).
+  // Written out, not spread from a head object: the spread was most of a record's decode time (docs/decisions/0011).
   const timestampMs = Number(timestamp);
   return generationType === undefined
     ? { timestampMs, priority, longitude, latitude, altitude, angle, satellites, speed, eventIoId, io }

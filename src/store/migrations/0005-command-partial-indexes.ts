@@ -3,8 +3,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 /**
  * The command indexes cover only the rows their queries look for: Pending commands for the
  * workers, commands with a confirmation code for step 2. A finished command (nearly every row)
- * then costs no index upkeep, which makes each command's writes cheaper (issue 6's profile:
- * four B-trees touched per write before, two after). Queries name the literal `'Pending'` so
+ * then costs no index upkeep, which makes each command's writes cheaper (profiled: four B-trees
+ * touched per write before, two after; bench/history/2026-11-23-first-full-run.md). Queries name the literal `'Pending'` so
  * SQLite can prove the partial index applies.
  */
 export const commandPartialIndexesMigration: Migration = {

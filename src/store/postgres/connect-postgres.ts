@@ -28,7 +28,7 @@ const SESSION_OPTIONS = '-c default_transaction_isolation=read\\ committed -c id
  * statement's plan is kept by its connection, and PostgreSQL may settle on a generic plan after
  * five runs; it plans again when the table's statistics or definition change (ANALYZE, VACUUM,
  * DDL), not because the table grew. A plan made while a table was nearly empty can scan the whole
- * table: found in issue 22 with autovacuum off, where a status URL update of a few rows, planned
+ * table: found with autovacuum off (docs/decisions/0029), where a status URL update of a few rows, planned
  * on an empty `commands`, read all 46,000 commands (144 ms) on every run, and more as the table
  * grew. Autovacuum's ANALYZE also replaces such plans; without it, they last until the connection
  * does: a minute at most, and plans made on a grown table stay right as it grows. A replacement

@@ -12,7 +12,7 @@
  * so they are named on first use whatever their parameter count, and count against no budget
  * (there are at most 16 a statement). Before, a batch of four command inserts (52 parameters) was
  * parsed and planned on every run: 230–240 µs of the backend's user CPU a statement against
- * 120–125 named (bench/RESULTS.md, "Issue 22, sixteenth step").
+ * 120–125 named (docs/decisions/0027-named-prepared-statements.md).
  *
  * Behind a transaction-pooling PgBouncer, prepared statements need its `max_prepared_statements`;
  * and a schema change under a running instance may fail a prepared `select *` once (restart

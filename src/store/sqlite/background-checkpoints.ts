@@ -2,7 +2,7 @@
  * WAL checkpoints in a thread of their own, for the service's connection. By itself SQLite
  * checkpoints on the commit that takes the WAL past 1,000 pages, in the thread that commits: the
  * service's event loop, which then copies ~4 MB of pages into the database file while every
- * request waits. Measured (bench/RESULTS.md): half of SQLite's time per command creation
+ * request waits. Measured (docs/decisions/0017): half of SQLite's time per command creation
  * (inserting and initiating 16 commands a commit: 122 µs a creation with checkpoints on the
  * commit, 58 µs without). Here a thread with a connection of its own runs a passive checkpoint
  * every 100 ms (it copies what it can without waiting for the writer), and the service's
