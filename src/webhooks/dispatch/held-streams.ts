@@ -18,6 +18,7 @@ import type { DeliveryOutcomes } from './delivery-outcomes.js';
 import { MIN_LEASE_MARGIN_MS, waitingOf, type EndpointQueue, type HeldStream, type QueuedSend } from './endpoint-queue.js';
 import type { DeliveryOutcome } from './outcome-batch.js';
 import type { SendSlots } from './send-slots.js';
+import type { DispatchPartOptions } from './dispatch-part-options.js';
 import { StreamWindow } from './stream-window.js';
 
 /**
@@ -29,15 +30,7 @@ const STREAM_AHEAD = 64;
 /** Streams taken in one pass at most (the next pass takes more). */
 const STREAMS_PER_PASS = 500;
 
-export interface HeldStreamsOptions {
-  readonly deps: WebhookDeps;
-  /** This dispatcher, as the store's leases name it. */
-  readonly owner: string;
-  readonly logger: Logger;
-  readonly slots: SendSlots;
-  readonly outcomes: DeliveryOutcomes;
-  readonly isClosed: () => boolean;
-}
+export type HeldStreamsOptions = DispatchPartOptions;
 
 export class HeldStreams {
   readonly #deps: WebhookDeps;

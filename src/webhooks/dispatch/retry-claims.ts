@@ -15,19 +15,12 @@ import type { WebhookDeps } from '../webhook-deps.js';
 import type { DeliveryOutcomes } from './delivery-outcomes.js';
 import { MIN_LEASE_MARGIN_MS, waitingOf } from './endpoint-queue.js';
 import type { SendSlots } from './send-slots.js';
+import type { DispatchPartOptions } from './dispatch-part-options.js';
 
 /** A queue holds at most this many rounds of its endpoint's slots of claimed delivery rows. */
 const CLAIM_ROUNDS = 4;
 
-export interface RetryClaimsOptions {
-  readonly deps: WebhookDeps;
-  /** This dispatcher, as the store's leases name it. */
-  readonly owner: string;
-  readonly logger: Logger;
-  readonly slots: SendSlots;
-  readonly outcomes: DeliveryOutcomes;
-  readonly isClosed: () => boolean;
-}
+export type RetryClaimsOptions = DispatchPartOptions;
 
 export class RetryClaims {
   readonly #deps: WebhookDeps;
