@@ -145,7 +145,7 @@ export async function createCommand(
  * command again). Unwaited, these writes gather (7.9 rows a statement against 3.0) and commit while the
  * answers go out: creations/s ×1.15 and ×1.19 in two side-by-side runs
  * (docs/decisions/0028-status-url-stored-after-the-answer.md). SQLite's in-process commit is still waited for: not waiting measured
- * ×0.91–0.94 there. A clean stop waits for the writes (service.ts). Either way a failed write
+ * ×0.91–0.94 there. A clean stop waits for the writes (roles/start-api.ts). Either way a failed write
  * leaves the command to that repeat, and never fails the request.
  */
 function storeInitiation(deps: CommandServiceDeps, initiation: Initiation): Promise<void> {

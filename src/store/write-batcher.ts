@@ -35,7 +35,7 @@
  * is not keeping up, and callers then wait for their commit rather than pile up). On SQLite they
  * are ordinary rows of the turn's group commit, waited for. `backgroundWritesSettled` resolves
  * once no background row is left uncommitted (or after a bound, with how many were); a process
- * stops only after it (service.ts), or a clean stop would drop them.
+ * stops only after it (roles/start-api.ts), or a clean stop would drop them.
  */
 import type { Db, StoreConnection } from './connection.js';
 import type { RowsStatement } from './group-commit.js';
