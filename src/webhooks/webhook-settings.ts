@@ -20,12 +20,10 @@ export interface WebhookSettings {
   readonly pollMs: number;
 }
 
+/** The dispatcher's own pacing; the timeout, disabling and endpoint count are SETTINGS rows. */
 export const DEFAULT_WEBHOOK_TIMING = Object.freeze({
-  timeoutMs: 15_000,
   perEndpointConcurrency: 4,
   concurrency: 64,
-  disableAfterMs: 5 * 86_400_000,
-  maxEndpointsPerApplication: 10,
   // Each pass is a few indexed reads when nothing is new; this is most of an event's latency.
   pollMs: 100,
 });
