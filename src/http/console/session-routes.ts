@@ -33,6 +33,8 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       return {
         client_id: principal.clientId, application: application?.name ?? '', company: company?.name ?? '',
         expires: formatIsoLocal(expiresAt), commands: mayCommand, basemap: settings.basemap ? publicBasemap(settings.basemap) : null,
+        // The page holds a fleet answer while time passes: past this age a state no longer stands.
+        offline_after_seconds: Math.round(deps.vehicleStates.offlineAfterMs / 1000),
       };
     };
 
