@@ -17,10 +17,18 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
+/** How far the service's clock is ahead of this browser's, learnt from each answer's Date header. */
+let serverClockAheadMs = 0;
+
+/** Now on the service's clock (to a second): a record's age is judged as the service judges it. */
+export const serverNow = (): number => Date.now() + serverClockAheadMs;
+
 export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { 'x-telematics-console': '1', accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const date = Date.parse(response.headers.get('date') ?? '');
+  if (Number.isFinite(date)) serverClockAheadMs = date - Date.now();
   const data: unknown = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     const detail = typeof (data as { detail?: unknown } | null)?.detail === 'string' ? (data as { detail: string }).detail : response.statusText;

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { call, onSignedOut } from './api.js';
 import { I18n, initialLocale, rememberLocale, translator, type Locale } from './i18n/i18n.js';
+import { initialZone, rememberZone, zoneOf, type ZoneChoice } from './i18n/time-zone.js';
 import { Layout } from './parts/layout.js';
 import { SignIn } from './screens/sign-in.js';
 import { FleetScreen } from './screens/fleet.js';
@@ -12,12 +13,14 @@ import type { Session } from './types.js';
 
 export function App() {
   const [locale, setLocale] = useState<Locale>(initialLocale);
-  const i18n = useMemo(() => translator(locale), [locale]);
+  const [zone, setZone] = useState<ZoneChoice>(initialZone);
+  const i18n = useMemo(() => translator(locale, zoneOf(zone)), [locale, zone]);
   // undefined: not known yet; null: signed out.
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [ended, setEnded] = useState(false);
 
   useEffect(() => { rememberLocale(locale); }, [locale]);
+  useEffect(() => { rememberZone(zone); }, [zone]);
   useEffect(() => {
     call<Session>('GET', '/console/session').then(setSession, () => setSession(null));
     return onSignedOut(() => { setSession(null); setEnded(true); });
@@ -29,7 +32,7 @@ export function App() {
   else {
     content = (
       <LocationProvider scope="/console">
-        <Layout session={session} locale={locale} onLocale={setLocale} onSignedOut={() => setSession(null)}>
+        <Layout session={session} locale={locale} onLocale={setLocale} zone={zone} onZone={setZone} onSignedOut={() => setSession(null)}>
           <Router>
             <Route path="/console/" component={() => <FleetScreen session={session} />} />
             <Route path="/console/vehicles/:vin" component={({ vin }: { vin: string }) => <VehicleScreen vin={vin} session={session} />} />

@@ -11,6 +11,8 @@ export interface Session {
   /** Whether the sign-in proved the sign-secret: only then may this session send commands. */
   readonly commands: boolean;
   readonly basemap: Basemap | null;
+  /** The service's offline threshold: a newest record older than this is not reporting. */
+  readonly offline_after_seconds: number;
 }
 
 export type Basemap =

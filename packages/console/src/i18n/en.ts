@@ -95,6 +95,13 @@ export const en = {
   chooseVehicle: 'Vehicle',
   errorPrefix: 'The service answered: {detail}',
   apiDocs: 'API documentation',
+  timesIn: 'Times in',
+  zone_service: '{zone} ({offset}) · the service',
+  zone_browser: '{zone} ({offset}) · this browser',
+  zone_utc: 'UTC',
+  englishLine: 'In English',
+  stateStale: 'Not reporting since {time}',
+  chartTime: 'Time',
 } as const;
 
 export type MessageKey = keyof typeof en;

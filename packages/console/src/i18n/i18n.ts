@@ -6,6 +6,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { en, type MessageKey } from './en.js';
 import { ptBR } from './pt-BR.js';
+import { SERVICE_ZONE } from './time-zone.js';
 
 export type Locale = 'en' | 'pt-BR';
 export const LOCALES: readonly Locale[] = ['en', 'pt-BR'];
@@ -35,23 +36,42 @@ export interface Translator {
   readonly locale: Locale;
   t(key: MessageKey, params?: Record<string, string | number>): string;
   number(value: number, digits?: number): string;
-  /** A service instant ("YYYY-MM-DD HH:MM:SS" at -03:00) as the user reads dates. */
+  /** A latitude or longitude: always 5 decimals (about a metre). */
+  coordinate(value: number): string;
+  /** The IANA zone every time is shown in (the user's choice; the API's formats stay -03:00). */
+  readonly zone: string;
+  /** A service instant ("YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" at -03:00) as the user reads dates, in `zone`. */
   time(serviceTime: string): string;
+  /** As `time`, but only the time of day when that is today in `zone` (a narrow column). */
+  recent(serviceTime: string, nowMs: number): string;
+  /** Hours and minutes of an instant in `zone`, for chart axes. */
+  clock(epochMs: number): string;
 }
 
-export function translator(locale: Locale): Translator {
+export function translator(locale: Locale, zone: string = SERVICE_ZONE): Translator {
   const texts = TEXTS[locale];
   const numbers = new Map<number, Intl.NumberFormat>();
-  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium', timeZone: 'America/Sao_Paulo' });
+  const coordinates = new Intl.NumberFormat(locale, { minimumFractionDigits: 5, maximumFractionDigits: 5 });
+  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium', timeZone: zone });
+  const clock = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZone: zone });
+  const timeOfDay = new Intl.DateTimeFormat(locale, { timeStyle: 'medium', timeZone: zone });
+  const day = new Intl.DateTimeFormat('en-CA', { dateStyle: 'short', timeZone: zone });
   return {
     locale,
+    zone,
     t: (key, params = {}) => texts[key].replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)),
     number(value, digits = 1) {
       let format = numbers.get(digits);
       if (!format) numbers.set(digits, (format = new Intl.NumberFormat(locale, { maximumFractionDigits: digits })));
       return format.format(value);
     },
+    coordinate: (value) => coordinates.format(value),
     time: (serviceTime) => dates.format(serviceInstant(serviceTime)),
+    recent(serviceTime, nowMs) {
+      const at = serviceInstant(serviceTime);
+      return (day.format(at) === day.format(nowMs) ? timeOfDay : dates).format(at);
+    },
+    clock: (epochMs) => clock.format(epochMs),
   };
 }
 

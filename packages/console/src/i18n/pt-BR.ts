@@ -97,4 +97,11 @@ export const ptBR: Record<MessageKey, string> = {
   chooseVehicle: 'Veículo',
   errorPrefix: 'O serviço respondeu: {detail}',
   apiDocs: 'Documentação da API',
+  timesIn: 'Horários em',
+  zone_service: '{zone} ({offset}) · o serviço',
+  zone_browser: '{zone} ({offset}) · este navegador',
+  zone_utc: 'UTC',
+  englishLine: 'Em inglês',
+  stateStale: 'Sem reportar desde {time}',
+  chartTime: 'Hora',
 };

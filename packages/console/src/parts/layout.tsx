@@ -4,8 +4,10 @@ import { call } from '../api.js';
 import { useI18n, type Locale } from '../i18n/i18n.js';
 import type { Session } from '../types.js';
 import { LanguageSwitch } from './language-switch.js';
+import { ZoneSwitch } from './zone-switch.js';
+import type { ZoneChoice } from '../i18n/time-zone.js';
 
-export function Layout(props: { session: Session; locale: Locale; onLocale(l: Locale): void; onSignedOut(): void; children: ComponentChildren }) {
+export function Layout(props: { session: Session; locale: Locale; onLocale(l: Locale): void; zone: ZoneChoice; onZone(z: ZoneChoice): void; onSignedOut(): void; children: ComponentChildren }) {
   const { t } = useI18n();
   const { path } = useLocation();
   const signOut = async () => {
@@ -23,6 +25,7 @@ export function Layout(props: { session: Session; locale: Locale; onLocale(l: Lo
         </nav>
         <span class="who">{t('signedInAs', { client: props.session.client_id, company: props.session.company })}</span>
         <LanguageSwitch locale={props.locale} onLocale={props.onLocale} />
+        <ZoneSwitch zone={props.zone} onZone={props.onZone} />
         <button type="button" onClick={signOut}>{t('signOut')}</button>
       </header>
       <main id="main">{props.children}</main>

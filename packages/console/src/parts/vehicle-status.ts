@@ -1,4 +1,5 @@
 /** What the fleet screen flags from a vehicle's newest record (thresholds a fleet manager reads as "act"). */
+import { serviceInstant } from '../i18n/i18n.js';
 import type { DataRecord, VehicleState } from '../types.js';
 
 export const LOW_FUEL_PERCENT = 15;
@@ -28,4 +29,15 @@ export function alertsOf(record: DataRecord | null): { lowFuel: boolean; lowBatt
     lowBattery: battery !== undefined && battery < LOW_BATTERY_VOLTS,
     lowTyre: tyre !== undefined && tyre < LOW_TYRE_KPA,
   };
+}
+
+/**
+ * The state to show: the service's, unless the record it was judged from has since grown older
+ * than the service's offline threshold (the page held the answer while time passed), when it is
+ * `offline` — a vehicle last seen an hour ago is not "Moving".
+ */
+export function shownState(latest: { readonly state: VehicleState; readonly record: DataRecord | null }, offlineAfterMs: number, now: number): VehicleState {
+  const at = latest.record?.date_time;
+  if (latest.state === 'no_data' || latest.state === 'offline' || at === undefined) return latest.state;
+  return serviceInstant(at).getTime() < now - offlineAfterMs ? 'offline' : latest.state;
 }

@@ -5,6 +5,9 @@ import { useI18n } from '../i18n/i18n.js';
 import { Problem } from '../parts/problem.js';
 import { useLoad } from '../parts/use-load.js';
 import type { CommandItem, Vehicle } from '../types.js';
+import { fieldLabel } from '../i18n/field-labels.js';
+import { englishLineFor } from '../i18n/known-phrases.js';
+import { fieldValue } from '../parts/field-value.js';
 
 const COMMANDS = ['diagnostics', 'enable_ignition', 'disable_ignition'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -82,6 +85,7 @@ export function CommandsScreen({ mayCommand }: { mayCommand: boolean }) {
           <h2 id="confirm-title">{t('confirmTitle', { command: t(confirming.command as Command) })}</h2>
           <p id="confirm-explain">{t('confirmExplain')}</p>
           <blockquote lang="pt-BR">{confirming.message}</blockquote>
+          <EnglishLine text={confirming.message ?? ''} />
           <p>{t('confirmCode')}: <output class="code">{confirming.code}</output></p>
           <button type="button" class="danger" disabled={sending} onClick={() => send(confirming.command as Command, confirming.code)}>{t('confirm')}</button>{' '}
           <button type="button" onClick={() => setConfirming(undefined)}>{t('cancel')}</button>
@@ -114,13 +118,21 @@ export function CommandsScreen({ mayCommand }: { mayCommand: boolean }) {
   );
 }
 
+/** In the English console, an English line beside a Portuguese text the console knows; nothing else. */
+function EnglishLine({ text }: { text: string }) {
+  const { t, locale } = useI18n();
+  const english = locale === 'en' ? englishLineFor(text) : undefined;
+  return english === undefined ? null : <p class="translation" lang="en"><span class="muted">{t('englishLine')}:</span> {english}</p>;
+}
+
 function Result({ detail }: { detail: unknown }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   if (typeof detail === 'string') return <p role="status">{t('result')}: {detail}</p>;
   const entries = detail && typeof detail === 'object' ? Object.entries(detail as Record<string, unknown>) : [];
   return (
     <dl class="result" aria-label={t('result')}>
-      {entries.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v === null ? '—' : String(v)}</dd></div>)}
+      {entries.map(([k, v]) => <div key={k}><dt data-field={k}>{fieldLabel(k, i18n.locale)}</dt><dd>{fieldValue(k, v, i18n)}</dd></div>)}
     </dl>
   );
 }

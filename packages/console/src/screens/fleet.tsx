@@ -4,7 +4,9 @@ import { useI18n } from '../i18n/i18n.js';
 import { Problem } from '../parts/problem.js';
 import { useLoad } from '../parts/use-load.js';
 import { useModule } from '../parts/use-module.js';
-import { alertsOf, lowestTyre, numberOf, STATE_ORDER } from '../parts/vehicle-status.js';
+import { alertsOf, lowestTyre, numberOf, shownState, STATE_ORDER } from '../parts/vehicle-status.js';
+import { useNow } from '../parts/use-now.js';
+import { fieldLabel } from '../i18n/field-labels.js';
 import type { Session, Vehicle, VehicleLatest } from '../types.js';
 
 const REFRESH_MS = 30_000;
@@ -27,19 +29,23 @@ export function FleetScreen({ session }: { session: Session }) {
     return () => clearInterval(timer);
   }, [fleet.reload]);
   const [query, setQuery] = useState('');
+  const now = useNow();
+  const offlineAfterMs = session.offline_after_seconds * 1000;
+  // The state as of now, not as of the answer: the map and counters read the same rows.
+  const judged = useMemo(() => fleet.data?.map((r) => ({ ...r, state: shownState(r, offlineAfterMs, now) })), [fleet.data, now, offlineAfterMs]);
   const map = useModule(() => import('../map/fleet-map.js'));
 
   const rows = useMemo(() => {
-    const all = fleet.data ?? [];
+    const all = judged ?? [];
     const needle = query.trim().toLowerCase();
     const shown = needle === '' ? all : all.filter((r) => [r.vin, r.plate, r.model].some((s) => s.toLowerCase().includes(needle)));
     // Most recently seen first; never seen last.
     return [...shown].sort((a, b) => (b.record?.date_time ?? '').localeCompare(a.record?.date_time ?? ''));
-  }, [fleet.data, query]);
+  }, [judged, query]);
 
   if (fleet.error && !fleet.data) return <Problem error={fleet.error} onRetry={fleet.reload} />;
-  if (!fleet.data) return <p class="loading">{t('loading')}</p>;
-  const all = fleet.data;
+  if (!judged) return <p class="loading">{t('loading')}</p>;
+  const all = judged;
   const counts = STATE_ORDER.map((state) => [state, all.filter((r) => r.state === state).length] as const);
   const alerts = all.map((r) => alertsOf(r.record));
   return (
@@ -60,8 +66,9 @@ export function FleetScreen({ session }: { session: Session }) {
             <thead>
               <tr>
                 <th scope="col">{t('vin')}</th><th scope="col">{t('plate')}</th><th scope="col">{t('model')}</th><th scope="col">{t('state')}</th>
-                <th scope="col" class="num">{t('speed')}</th><th scope="col" class="num">{t('fuel')}</th><th scope="col" class="num">{t('battery')}</th>
-                <th scope="col" class="num">{t('minTyre')}</th><th scope="col">{t('lastSeen')}</th>
+                <th scope="col">{t('lastSeen')}</th>
+                <th scope="col" class="num">{fieldLabel('speed', i18n.locale)}</th><th scope="col" class="num">{fieldLabel('fuel_level', i18n.locale)}</th>
+                <th scope="col" class="num">{fieldLabel('lv_battery_voltage', i18n.locale)}</th><th scope="col" class="num">{fieldLabel('lowest_tire_pressure', i18n.locale)}</th>
               </tr>
             </thead>
             <tbody>
@@ -76,11 +83,11 @@ export function FleetScreen({ session }: { session: Session }) {
                     <th scope="row"><a href={`/console/vehicles/${r.vin}`}>{r.vin}</a></th>
                     <td>{r.plate}</td><td>{r.model}</td>
                     <td><span class={`badge state-${r.state}`}>{t(`state_${r.state}`)}</span></td>
-                    <td class="num">{speed === undefined ? '—' : `${i18n.number(speed)} km/h`}</td>
-                    <td class={`num${a.lowFuel ? ' warn' : ''}`}>{fuel === undefined ? '—' : `${i18n.number(fuel)} %`}</td>
-                    <td class={`num${a.lowBattery ? ' warn' : ''}`}>{battery === undefined ? '—' : `${i18n.number(battery)} V`}</td>
-                    <td class={`num${a.lowTyre ? ' warn' : ''}`}>{tyre === undefined ? '—' : `${i18n.number(tyre, 0)} kPa`}</td>
-                    <td>{r.record?.date_time ? i18n.time(r.record.date_time) : t('never')}</td>
+                    <td class="seen">{r.record?.date_time ? <time dateTime={`${r.record.date_time.replace(' ', 'T')}-03:00`} title={i18n.time(r.record.date_time)}>{i18n.recent(r.record.date_time, now)}</time> : t('never')}</td>
+                    <td class="num">{speed === undefined ? '—' : i18n.number(speed)}</td>
+                    <td class={`num${a.lowFuel ? ' warn' : ''}`}>{fuel === undefined ? '—' : i18n.number(fuel)}</td>
+                    <td class={`num${a.lowBattery ? ' warn' : ''}`}>{battery === undefined ? '—' : i18n.number(battery)}</td>
+                    <td class={`num${a.lowTyre ? ' warn' : ''}`}>{tyre === undefined ? '—' : i18n.number(tyre, 0)}</td>
                   </tr>
                 );
               })}

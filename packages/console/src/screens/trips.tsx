@@ -5,6 +5,7 @@ import { Problem } from '../parts/problem.js';
 import { useLoad } from '../parts/use-load.js';
 import { useModule } from '../parts/use-module.js';
 import type { DataRecord, Session, Trip } from '../types.js';
+import { fieldLabel } from '../i18n/field-labels.js';
 
 const TRIP_FIELDS = ['start_date_time', 'end_date_time', 'duration', 'distance', 'avg_speed', 'max_speed', 'avg_fuel_consumption'];
 
@@ -34,7 +35,8 @@ export function TripsScreen({ vin, session }: { vin: string; session: Session })
 
   if (trips.error) return <Problem error={trips.error} onRetry={trips.reload} />;
   if (!trips.data) return <p class="loading">{t('loading')}</p>;
-  const num = (v: number | null, unit: string, digits = 1) => (v === null ? '—' : `${i18n.number(v, digits)} ${unit}`);
+  const num = (v: number | null, digits = 1) => (v === null ? '—' : i18n.number(v, digits));
+  const label = (field: string) => fieldLabel(field, i18n.locale);
   const points = (route.data ?? []).map((r) => [r.longitude as number, r.latitude as number] as [number, number]);
   const at = route.data?.[position];
   return (
@@ -45,16 +47,16 @@ export function TripsScreen({ vin, session }: { vin: string; session: Session })
           <caption>{t('tripsOfVehicle')}</caption>
           <thead>
             <tr>
-              <th scope="col">{t('start')}</th><th scope="col">{t('end')}</th><th scope="col">{t('duration')}</th><th scope="col" class="num">{t('distance')}</th>
-              <th scope="col" class="num">{t('avgSpeed')}</th><th scope="col" class="num">{t('maxSpeed')}</th><th scope="col" class="num">{t('fuelUse')}</th><th scope="col">{t('route')}</th>
+              <th scope="col">{t('start')}</th><th scope="col">{t('end')}</th><th scope="col">{t('duration')}</th><th scope="col" class="num">{label('distance')}</th>
+              <th scope="col" class="num">{label('avg_speed')}</th><th scope="col" class="num">{label('max_speed')}</th><th scope="col" class="num">{label('avg_fuel_consumption')}</th><th scope="col">{t('route')}</th>
             </tr>
           </thead>
           <tbody>
             {trips.data.map((trip) => (
               <tr key={trip.start_date_time} class={trip === chosen ? 'chosen' : undefined}>
                 <td>{i18n.time(trip.start_date_time)}</td><td>{i18n.time(trip.end_date_time)}</td><td>{trip.duration}</td>
-                <td class="num">{num(trip.distance, 'km')}</td><td class="num">{num(trip.avg_speed, 'km/h')}</td><td class="num">{num(trip.max_speed, 'km/h')}</td>
-                <td class="num">{num(trip.avg_fuel_consumption, 'km/l')}</td>
+                <td class="num">{num(trip.distance)}</td><td class="num">{num(trip.avg_speed)}</td><td class="num">{num(trip.max_speed)}</td>
+                <td class="num">{num(trip.avg_fuel_consumption)}</td>
                 <td><button type="button" onClick={() => { setPosition(0); setChosen(trip); }}>{t('open')}</button></td>
               </tr>
             ))}
@@ -67,7 +69,7 @@ export function TripsScreen({ vin, session }: { vin: string; session: Session })
           <label>{t('replay')}
             <input type="range" min={0} max={Math.max(0, route.data.length - 1)} value={position} onInput={(e) => setPosition(Number((e.currentTarget as HTMLInputElement).value))} />
           </label>
-          {at ? <p role="status">{t('cursorAt', { time: i18n.time(String(at.date_time)), speed: num(typeof at.speed === 'number' ? at.speed : null, 'km/h') })}</p> : null}
+          {at ? <p role="status">{t('cursorAt', { time: i18n.time(String(at.date_time)), speed: `${num(typeof at.speed === 'number' ? at.speed : null)} km/h` })}</p> : null}
           <div class="map-pane">{Track ? <Track.TrackMap points={points} cursor={position} basemap={session.basemap} label={t('route')} /> : null}</div>
         </div>
       ) : null}

@@ -6,14 +6,18 @@ import { useLoad } from '../parts/use-load.js';
 import { useModule } from '../parts/use-module.js';
 import type { DataRecord, Session, VehicleLatest } from '../types.js';
 import type { ChartSeries } from '../charts/series-charts.js';
-import { DATAPOINTS } from '@telematics/contract/datapoints';
+import { fieldLabel, fieldName } from '../i18n/field-labels.js';
+import { fromZoneLocalInput, zoneLocalInput } from '../i18n/time-zone.js';
+import { fieldValue } from '../parts/field-value.js';
+import { useNow } from '../parts/use-now.js';
+import { shownState } from '../parts/vehicle-status.js';
 
 const HOUR = 3_600_000;
 const CHART_FIELDS = ['speed', 'fuel_level', 'lv_battery_voltage', 'left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure'];
-const TYRE_LABELS: Record<string, string> = { left_front_tire_pressure: 'LF', right_front_tire_pressure: 'RF', left_rear_tire_pressure: 'LR', right_rear_tire_pressure: 'RR' };
+const TYRES = ['left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure'];
 const TYRE_COLOURS = ['#1f5fa8', '#b35c00', '#1b7f3b', '#5b3fa0'];
 
-/** "YYYY-MM-DDTHH:MM" at -03:00 for a datetime-local input and the service's date formats. */
+/** "YYYY-MM-DDTHH:MM" at -03:00, as the service reads a date without an offset. */
 function serviceLocalInput(epochMs: number): string {
   return new Date(epochMs - 3 * HOUR).toISOString().slice(0, 16);
 }
@@ -22,16 +26,17 @@ export function VehicleScreen({ vin, session }: { vin: string; session: Session 
   const i18n = useI18n();
   const { t } = i18n;
   const latest = useLoad(async () => (await apiCall<VehicleLatest[]>('GET', '/vehicle-data/latest')).find((v) => v.vin === vin), [vin]);
-  const [window, setWindow] = useState(() => ({ start: serviceLocalInput(Date.now() - 24 * HOUR), hours: 24 }));
+  // The window's start is an instant; the input shows it in the zone the user reads times in.
+  const [window, setWindow] = useState(() => ({ startMs: Math.floor((Date.now() - 24 * HOUR) / 60_000) * 60_000, hours: 24 }));
   const readable = latest.data?.record ? Object.keys(latest.data.record) : [];
   const fields = ['date_time', 'latitude', 'longitude', ...CHART_FIELDS].filter((f) => readable.includes(f));
   const data = useLoad(async () => {
     if (!fields.includes('date_time')) return undefined;
-    const start = Date.parse(`${window.start}:00-03:00`);
+    const start = window.startMs;
     const end = Math.min(start + window.hours * HOUR, Date.now());
     try {
       const body = await apiCall<Record<string, DataRecord[]>>('POST', '/vehicle-data', {
-        vins: [vin], datapoints: fields, start_date: `${window.start}:00`, end_date: `${serviceLocalInput(end)}:00`,
+        vins: [vin], datapoints: fields, start_date: `${serviceLocalInput(start)}:00`, end_date: `${serviceLocalInput(end)}:00`,
       });
       return body[vin] ?? [];
     } catch (error) {
@@ -43,25 +48,26 @@ export function VehicleScreen({ vin, session }: { vin: string; session: Session 
   const Track = useModule(() => import('../map/track-map.js'));
   const [cursor, setCursor] = useState<number | undefined>();
 
-  const columns = useMemo(() => toColumns(data.data ?? [], fields, t), [data.data]);
+  const columns = useMemo(() => toColumns(data.data ?? [], fields, i18n), [data.data, i18n]);
+  const now = useNow();
   if (latest.error) return <Problem error={latest.error} onRetry={latest.reload} />;
   if (latest.loading && !latest.data) return <p class="loading">{t('loading')}</p>;
   const record = latest.data?.record ?? null;
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    setWindow({ start: String(form.get('start')), hours: Number(form.get('hours')) });
+    setWindow({ startMs: fromZoneLocalInput(String(form.get('start')), i18n.zone), hours: Number(form.get('hours')) });
   };
-  const now = Date.now();
+  const state = latest.data ? shownState(latest.data, session.offline_after_seconds * 1000, now) : undefined;
   return (
     <section class="vehicle" data-ready={data.loading ? undefined : 'true'} aria-labelledby="vehicle-title">
       <h1 id="vehicle-title">{t('vehicle')} {vin}</h1>
       <p><a href={`/console/vehicles/${vin}/trips`}>{t('trips')}</a> · <a href={`/console/commands?vin=${vin}`}>{t('commands')}</a></p>
-      <LatestValues record={record} state={latest.data?.state} i18n={i18n} />
+      <LatestValues record={record} state={state} stale={state === 'offline' && latest.data?.state !== 'offline'} i18n={i18n} />
       <form class="window" onSubmit={submit} aria-describedby="window-help">
         <fieldset>
           <legend>{t('window')}</legend>
-          <label>{t('windowStart')}<input type="datetime-local" name="start" value={window.start} min={serviceLocalInput(now - 7 * 24 * HOUR)} max={serviceLocalInput(now)} required /></label>
+          <label>{t('windowStart')}<input type="datetime-local" name="start" value={zoneLocalInput(window.startMs, i18n.zone)} min={zoneLocalInput(now - 7 * 24 * HOUR, i18n.zone)} max={zoneLocalInput(now, i18n.zone)} required /></label>
           <label>{t('windowLength')}
             <select name="hours" value={String(window.hours)}>{[1, 6, 12, 24].map((h) => <option value={h} key={h}>{t('hours', { n: h })}</option>)}</select>
           </label>
@@ -76,7 +82,7 @@ export function VehicleScreen({ vin, session }: { vin: string; session: Session 
           <div aria-label={t('charts')} role="region">
             {Charts ? <Charts.SeriesCharts times={columns.times} charts={columns.charts} onCursor={setCursor} /> : <p class="loading">{t('loading')}</p>}
             {cursor !== undefined && data.data?.[cursor] ? (
-              <p role="status" class="muted">{t('cursorAt', { time: i18n.time(String(data.data[cursor]!.date_time)), speed: formatValue(data.data[cursor]!.speed, 'km/h', i18n) })}</p>
+              <p role="status" class="muted">{t('cursorAt', { time: i18n.time(String(data.data[cursor]!.date_time)), speed: `${fieldValue('speed', data.data[cursor]!.speed, i18n)} km/h` })}</p>
             ) : null}
           </div>
           <div class="map-pane">
@@ -88,17 +94,7 @@ export function VehicleScreen({ vin, session }: { vin: string; session: Session 
   );
 }
 
-function formatValue(value: unknown, unit: string, i18n: Translator): string {
-  return typeof value === 'number' ? `${i18n.number(value)} ${unit}` : '—';
-}
-
-/** The contract's units as the screen writes them: a degree sign, not the word. */
-const UNIT_SYMBOLS: Readonly<Record<string, string>> = { degrees: '°' };
-const UNITS: Readonly<Record<string, string>> = Object.fromEntries(
-  DATAPOINTS.flatMap((d) => (d.unit === undefined ? [] : [[d.name, UNIT_SYMBOLS[d.unit] ?? d.unit]])),
-);
-
-function LatestValues({ record, state, i18n }: { record: DataRecord | null; state: string | undefined; i18n: Translator }) {
+function LatestValues({ record, state, stale, i18n }: { record: DataRecord | null; state: string | undefined; stale: boolean; i18n: Translator }) {
   const { t } = i18n;
   if (!record) return <p role="status">{t('noRecord')}</p>;
   const flags = record.flag ?? {};
@@ -106,13 +102,16 @@ function LatestValues({ record, state, i18n }: { record: DataRecord | null; stat
   return (
     <section aria-labelledby="latest-title" class="latest">
       <h2 id="latest-title">{t('latestValues')}</h2>
-      <p>{state ? <span class={`badge state-${state}`}>{t(`state_${state}` as 'state_moving')}</span> : null} {record.date_time ? t('recordedAt', { time: i18n.time(record.date_time) }) : null}</p>
+      <p>
+        {state ? <span class={`badge state-${state}`} data-state={state}>{t(`state_${state}` as 'state_moving')}</span> : null}{' '}
+        {record.date_time ? t(stale ? 'stateStale' : 'recordedAt', { time: i18n.time(record.date_time) }) : null}
+      </p>
       <dl>
         {names.map((name) => (
           <div key={name} class={flags[name] ? 'flagged' : undefined}>
-            <dt>{name}</dt>
+            <dt data-field={name}>{fieldLabel(name, i18n.locale)}</dt>
             <dd>
-              {typeof record[name] === 'number' ? formatValue(record[name], UNITS[name] ?? '', i18n) : record[name] === null ? '—' : String(record[name])}
+              {fieldValue(name, record[name], i18n)}
               {flags[name] ? <small> ({t('corrected', { value: JSON.stringify(flags[name]!.value), reason: flags[name]!.flag })})</small> : null}
             </dd>
           </div>
@@ -122,18 +121,19 @@ function LatestValues({ record, state, i18n }: { record: DataRecord | null; stat
   );
 }
 
-function toColumns(rows: readonly DataRecord[], fields: readonly string[], t: Translator['t']) {
+function toColumns(rows: readonly DataRecord[], fields: readonly string[], i18n: Translator) {
+  const name = (field: string) => fieldName(field, i18n.locale);
   if (rows.length === 0) return undefined;
   const times = rows.map((r) => Date.parse(`${String(r.date_time).replace(' ', 'T')}-03:00`) / 1000);
   const column = (name: string) => rows.map((r) => (typeof r[name] === 'number' ? (r[name] as number) : null));
   // A datapoint the vehicle never sends (fuel of an electric car) draws no empty chart.
   const has = (name: string) => fields.includes(name) && rows.some((r) => typeof r[name] === 'number');
   const charts: ChartSeries[] = [];
-  if (has('speed')) charts.push({ label: t('speed'), unit: 'km/h', columns: [{ label: t('speed'), values: column('speed'), colour: '#1f5fa8' }] });
-  if (has('fuel_level')) charts.push({ label: t('fuel'), unit: '%', columns: [{ label: t('fuel'), values: column('fuel_level'), colour: '#b35c00' }] });
-  if (has('lv_battery_voltage')) charts.push({ label: t('battery'), unit: 'V', columns: [{ label: t('battery'), values: column('lv_battery_voltage'), colour: '#1b7f3b' }] });
-  const tyres = Object.keys(TYRE_LABELS).filter(has);
-  if (tyres.length > 0) charts.push({ label: t('tyres'), unit: 'kPa', columns: tyres.map((f, i) => ({ label: TYRE_LABELS[f]!, values: column(f), colour: TYRE_COLOURS[i]! })) });
+  if (has('speed')) charts.push({ label: name('speed'), unit: 'km/h', columns: [{ label: name('speed'), values: column('speed'), colour: '#1f5fa8' }] });
+  if (has('fuel_level')) charts.push({ label: name('fuel_level'), unit: '%', columns: [{ label: name('fuel_level'), values: column('fuel_level'), colour: '#b35c00' }] });
+  if (has('lv_battery_voltage')) charts.push({ label: name('lv_battery_voltage'), unit: 'V', columns: [{ label: name('lv_battery_voltage'), values: column('lv_battery_voltage'), colour: '#1b7f3b' }] });
+  const tyres = TYRES.filter(has);
+  if (tyres.length > 0) charts.push({ label: i18n.t('tyres'), unit: 'kPa', columns: tyres.map((f, i) => ({ label: name(f), values: column(f), colour: TYRE_COLOURS[i]! })) });
   // The track skips records without a fix; pointIndex maps a record to its point (or the last before it).
   const points: [number, number][] = [];
   const pointIndex: number[] = [];
