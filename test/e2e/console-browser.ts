@@ -30,10 +30,15 @@ export interface WatchedPage {
   readonly external: string[];
 }
 
-/** `alsoAllowed`: other loopback origins the page may reach (a test's tile server). */
-export async function openPage(browser: Browser, base: string, locale: 'en' | 'pt-BR', alsoAllowed: readonly string[] = []): Promise<WatchedPage> {
+export interface Screen {
+  readonly timezoneId?: string;
+  readonly viewport?: { readonly width: number; readonly height: number };
+}
+
+/** `alsoAllowed`: other loopback origins the page may reach (a test's tile server); `screen`: another zone or size. */
+export async function openPage(browser: Browser, base: string, locale: 'en' | 'pt-BR', alsoAllowed: readonly string[] = [], screen: Screen = {}): Promise<WatchedPage> {
   const context = await browser.newContext({
-    locale, timezoneId: 'America/Sao_Paulo', viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce',
+    locale, timezoneId: screen.timezoneId ?? 'America/Sao_Paulo', viewport: screen.viewport ?? { width: 1360, height: 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce',
   });
   const errors: string[] = [];
   const external: string[] = [];
