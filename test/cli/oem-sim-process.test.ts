@@ -9,6 +9,8 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, fixtureFleet, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { scaled } from '../support/timeouts.js';
+import { until } from '../support/until.js';
 
 const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 
@@ -34,7 +36,7 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
     let err = '';
     child.stderr.on('data', (c) => { err += String(c); });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no backfill summary:\n${err}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no backfill summary:\n${err}`)), scaled(20_000));
       const poll = setInterval(() => {
         if (/simulated fleet backfill: .* records stored, 0 rejected/.test(err)) {
           clearInterval(poll);
@@ -74,7 +76,7 @@ describe.each(DATABASE_KINDS)('telematics oem-sim on %s', (kind) => {
     let err = '';
     child.stderr.on('data', (c) => { err += String(c); });
     try {
-      for (let i = 0; i < 200 && !/simulated automaker cloud: (http:\/\/\S+)/.test(err); i += 1) await new Promise((r) => setTimeout(r, 50));
+      await until('the simulated automaker cloud to listen', async () => /simulated automaker cloud: (http:\/\/\S+)/.test(err), 10_000, 50);
       const cloudUrl = /simulated automaker cloud: (http:\/\/\S+)/.exec(err)![1]!;
       const command = { id: '00000000-0000-4000-8000-000000000001', vin: ALPHA_VINS[0], command: 'disable_ignition' };
       for (const authorization of [undefined, 'Bearer wrong', `Bearer ${key}x`]) {

@@ -13,6 +13,7 @@ import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../suppor
 import { printedDemoCredentials } from '../support/demo-process.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
 import { BIN, serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 
@@ -155,7 +156,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const oem = JSON.parse((await cli('admin', 'oem', 'add', '--name', 'realmotors', '--connector', 'http', '--base-url', 'https://api.realmotors.example', '--json')).stdout);
     expect(oem.ingest_key).toMatch(/^tik_/);
     expect((await cli('admin', 'oem', 'list', '--json')).stdout).not.toContain(oem.ingest_key);
-  }, 90_000); // some twenty CLI processes, each a Node start: slow on a loaded 2-core machine
+  }, scaled(90_000)); // some twenty CLI processes, each a Node start: slow on a loaded 2-core machine
 
   it('when operator text holds terminal escapes, bidi overrides or C1 controls, then it is refused, and whatever is echoed or listed reaches the terminal escaped', async () => {
     // Nothing the CLI prints may carry a raw C0 (but the newline), DEL, C1 or bidi control.
@@ -198,7 +199,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const json = (await cli('admin', 'company', 'list', '--json')).stdout;
     expect(json).not.toMatch(raw);
     expect(JSON.parse(json).find((c: { id: string }) => c.id === 'legacy').name).toBe(old);
-  }, 90_000);
+  }, scaled(90_000));
 
   it('when an admin command names a database that does not exist, then it refuses without creating it', async () => {
     if (kind !== 'sqlite') return;

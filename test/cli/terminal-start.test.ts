@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/service-process.js';
 import { renderedScreen } from '../support/rendered-screen.js';
+import { scaled } from '../support/timeouts.js';
 
 /** Runs `serve --demo` until the backfill is stored and a few seconds more, then stops it; all it wrote. */
 async function demoOutput(folder: string, inTerminal: boolean): Promise<string> {
@@ -24,7 +25,7 @@ async function demoOutput(folder: string, inTerminal: boolean): Promise<string> 
   child.stderr!.on('data', (chunk) => { out += String(chunk); });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + scaled(60_000);
     while (!/simulated fleet backfill: [\d,]+ records stored/.test(out)) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no backfill summary:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -49,7 +50,7 @@ describe('npm start in a terminal and in a pipe', () => {
   let pipe: string;
   beforeAll(async () => {
     [terminal, pipe] = await Promise.all([demoOutput(folder(), true).then(screen), demoOutput(folder(), false)]);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(() => { for (const f of folders) rmSync(f, { recursive: true, force: true }); });
 
   it('when started in a terminal, then the banner, one progress line and a few readable log lines show, and the credentials stay on screen', () => {

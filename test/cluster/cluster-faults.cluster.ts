@@ -45,6 +45,7 @@ import { startServiceProcess, startUnlistenedServiceProcess, type ServiceProcess
 import { avlRecord } from '../support/tracker-fleet.js';
 import { freePorts } from '../support/free-port.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const SHORT = process.env.CLUSTER_SHORT === '1';
 const DATABASE_OUTAGE_MS = SHORT ? 10_000 : 60_000;
@@ -252,7 +253,7 @@ describe('the service across processes, under faults', () => {
     jsm = await jetstreamManager(nc);
     // Vehicle time starts 6 hours back and runs at 40× the wall clock.
     load = new Load(edges.map((e, i) => ({ url: e.url, teltonikaPort: ports[i]! })), VEHICLE_EPOCH);
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     await load?.stop();
@@ -269,11 +270,12 @@ describe('the service across processes, under faults', () => {
     await cloud?.close();
     pg?.destroy();
     await nats?.close();
-  }, 60_000);
+  }, scaled(60_000));
 
   /** Waits until no ingest stream holds a message nor the writers one unacknowledged; returns the time it took. */
-  async function drained(limitMs = 120_000): Promise<number> {
+  async function drained(within = 120_000): Promise<number> {
     const started = Date.now();
+    const limitMs = scaled(within);
     for (;;) {
       let backlog = 0;
       try {
@@ -444,7 +446,7 @@ describe('the service across processes, under faults', () => {
       await node.restart();
       return { killed: leader, newLeader: next, electedMs };
     });
-  }, 240_000);
+  }, scaled(240_000));
 
   it('when two NATS servers of three are killed, then ingest is refused (never 200) until they are back, and then resumes', async () => {
     let downFrom = 0;
@@ -469,7 +471,7 @@ describe('the service across processes, under faults', () => {
     const during = load.answers.filter((a) => a.end > downFrom + 100 && a.end < downTo);
     expect(during.filter((a) => a.ok)).toEqual([]);
     expect(during.filter((a) => a.kind === 'http' && a.status === 503).length).toBeGreaterThan(0);
-  }, 240_000);
+  }, scaled(240_000));
 
   it('when a writer is stopped past the ack wait, then the other writer takes its messages and every record is stored once', async () => {
     await phase('SIGSTOP a writer', async () => {
@@ -480,7 +482,7 @@ describe('the service across processes, under faults', () => {
     });
     // The fault was felt: what the stopped writer held went to the other one, and was stored again when it woke.
     expect(figures.at(-1)!.writtenTwice).toBeGreaterThan(0);
-  }, 240_000);
+  }, scaled(240_000));
 
   it('when PostgreSQL stops, then the edges keep accepting into the queue, and the writers drain it once it is back', async () => {
     let accepted = 0;
@@ -497,7 +499,7 @@ describe('the service across processes, under faults', () => {
     });
     expect(accepted).toBeGreaterThan(10);
     expect(refused).toBe(0);
-  }, 300_000);
+  }, scaled(300_000));
 
   it('when a trip worker is killed, then its shards move to the other within the lease, and no trip is detected twice', async () => {
     // Both workers hold shards before one is killed. After the PostgreSQL outage just before, one
@@ -510,7 +512,7 @@ describe('the service across processes, under faults', () => {
       await workers[0]!.stop('SIGKILL');
       const killed = Date.now();
       let takeoverMs = -1;
-      while (Date.now() - killed < 60_000) {
+      while (Date.now() - killed < scaled(60_000)) {
         const owners = await store.db.selectFrom('trip_shards').select(['owner', 'lease_until']).execute().catch(() => []);
         const now = Date.now();
         if (owners.length > 0 && new Set(owners.map((o) => o.owner)).size === 1 && owners.every((o) => o.owner !== null && Number(o.lease_until) > now)) {
@@ -524,6 +526,6 @@ describe('the service across processes, under faults', () => {
     });
     const trips = await store.db.selectFrom('trips').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
     expect(Number(trips.n)).toBeGreaterThan(0);
-  }, 240_000);
+  }, scaled(240_000));
 });
 

@@ -19,6 +19,7 @@ import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../suppor
 import { sign } from '../support/command-client.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { statusUrlsStored } from '../support/status-urls-stored.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = Array.from({ length: 5 }, (_, i) => `9BWCRASH00000000${i}`);
 const SIGN = 'crash-test-sign-secret-0123456789abcdefgh';
@@ -104,7 +105,7 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     }
     // Initiated once each before the crash; the restart only polled.
     for (const id of ids) expect(cloud.received.filter((r) => r.id === id)).toHaveLength(1);
-  }, 60_000);
+  }, scaled(60_000));
 
   it.runIf(kind === 'postgres')('when the service is stopped (SIGTERM) while status URLs are still being written, then it waits for them before it exits', async () => {
     await stopLeftover();
@@ -121,7 +122,7 @@ describe.each(DATABASE_KINDS)('crash recovery of commands on %s', (kind) => {
     } finally {
       await held.release();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   /** The service a test above left running is stopped, so only the next one serves. */
   async function stopLeftover() {

@@ -18,6 +18,7 @@ import { holdCommandWrites, writesWaitingOnLock } from '../support/held-command-
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const [VIN] = processVins('9BWCRSHWND', 1) as [string];
 const TIMEOUT_S = 30;
@@ -101,5 +102,5 @@ describe.each(DATABASE_KINDS)('a crash between the automaker\'s acceptance and t
     expect(cloud.received.filter((r) => r.id === id).map((r) => r.key)).toEqual([id, id]);
     expect(cloud.accepted.filter((a) => a.id === id)).toHaveLength(1);
     expect(second.output()).toContain('a command left without its status URL was initiated again');
-  }, 90_000);
+  }, scaled(90_000));
 });

@@ -14,6 +14,7 @@ import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const [VIN] = processVins('9BWSMRENTR', 1) as [string];
 const TIMEOUT_S = 60;
@@ -86,5 +87,5 @@ describe.each(DATABASE_KINDS)('serve --sim restarted with a command left without
     // Its one repeat reached the cloud: no failed try before the cloud listened.
     expect(second.output()).toContain('a command left without its status URL was initiated again');
     expect(second.output()).not.toContain('could not be initiated again');
-  }, 75_000);
+  }, scaled(75_000));
 });

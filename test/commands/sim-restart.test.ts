@@ -15,6 +15,7 @@ import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { statusUrlsStored } from '../support/status-urls-stored.js';
+import { scaled } from '../support/timeouts.js';
 import { until } from '../support/until.js';
 
 const VINS = processVins('9BWSMRSTRT', 10);
@@ -27,7 +28,7 @@ const ACCEPTED = 'simulated automaker accepted a command';
  * worker holds its lease on the commands (15 s, DEFAULT_WORKER_SETTINGS) leaves the restarted
  * worker waiting up to that long for it to lapse.
  */
-const TEST_TIMEOUT_MS = 75_000;
+const TEST_TIMEOUT_MS = scaled(75_000);
 
 /** The JSON log lines of a process's output. */
 function logLines(output: string): Record<string, unknown>[] {

@@ -12,6 +12,7 @@ import type { SimulatedOemCloud } from '../../src/sim/simulated-oem-cloud.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { scaled } from '../support/timeouts.js';
 
 const COMMANDS = 200;
 
@@ -63,7 +64,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
     expect(finished[1]).toBeGreaterThan(0);
     expect(cloud.overlappingPolls).toBe(0);
     for (const id of ids) expect(cloud.received.filter((r) => r.id === id)).toHaveLength(1);
-  }, 90_000);
+  }, scaled(90_000));
 
   it('when a pass polls several commands, then their outcomes are written in one transaction', async () => {
     const client = commandClient(svc, await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client), SECRETS.alphaDispatch.sign);

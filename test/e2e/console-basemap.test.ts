@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo } from '../support/demo-process.js';
 import { launchChromium, openPage } from './console-browser.js';
 import type { Browser } from 'playwright-core';
+import { scaled } from '../support/timeouts.js';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -62,7 +63,7 @@ describe('console basemap in Chromium', () => {
     await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
     await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+    await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
     return {
       watched, page,
       async close() {
@@ -77,7 +78,7 @@ describe('console basemap in Chromium', () => {
     requested.length = 0;
     const fleet = await fleetWith(`${origin}/half/{z}/{x}/{y}.png|© test tiles`);
     try {
-      await fleet.page.getByRole('note').getByText('The basemap could not be loaded').waitFor({ timeout: 10_000 });
+      await fleet.page.getByRole('note').getByText('The basemap could not be loaded').waitFor({ timeout: scaled(10_000) });
       expect(requested.filter((u) => u.startsWith('/half/')).length).toBeGreaterThan(1);
       expect(await fleet.page.getByText('© test tiles').count()).toBeGreaterThan(0);
       // Failed tiles show in Chromium's log as failed resources: the only errors allowed here.
@@ -86,7 +87,7 @@ describe('console basemap in Chromium', () => {
     } finally {
       await fleet.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the basemap is a style URL, then its raster source is read from that origin under the overlays', async () => {
     requested.length = 0;
@@ -101,5 +102,5 @@ describe('console basemap in Chromium', () => {
     } finally {
       await fleet.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

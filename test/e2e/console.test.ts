@@ -15,6 +15,7 @@ import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { BIN } from '../support/service-process.js';
 import { until } from '../support/until.js';
 import { accessibilityViolations, launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 /** A demo vehicle whose simulated driver parks between drives (profile `normal`): it has trips every day. */
@@ -56,7 +57,7 @@ describe('web console in Chromium', () => {
     [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1d' }), launchChromium()]);
     base = demo.values.BASE!;
     await tripsDetected(base, demo.values.CLIENT_ID!, demo.values.CLIENT_SECRET!, PARKING_VIN);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await browser?.close();
     await demo?.stop();
@@ -110,7 +111,7 @@ describe('web console in Chromium', () => {
       await ready(page);
       const rows = page.locator('table tbody tr');
       expect(await rows.count()).toBeGreaterThan(3);
-      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `fleet-${locale}`);
 
@@ -119,9 +120,9 @@ describe('web console in Chromium', () => {
       // its trips end only when it refuels and a day of history may hold none for the trips step.
       await page.locator(`table tbody tr[data-vin="${PARKING_VIN}"]`).waitFor();
       await page.getByRole('link', { name: PARKING_VIN }).click();
-      await page.locator('.charts canvas').first().waitFor({ timeout: 20_000 });
+      await page.locator('.charts canvas').first().waitFor({ timeout: scaled(20_000) });
       expect(Number(await page.locator('.charts').getAttribute('data-points'))).toBeGreaterThan(100);
-      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `vehicle-${locale}`);
 
@@ -132,7 +133,7 @@ describe('web console in Chromium', () => {
       await openTrip.waitFor();
       await openTrip.click();
       await page.getByRole('slider').waitFor();
-      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `trips-${locale}`);
 
@@ -144,7 +145,7 @@ describe('web console in Chromium', () => {
       expect(await page.getByRole('button', { name: locale === 'en' ? 'Diagnostics' : 'Diagnóstico' }).isDisabled()).toBe(true);
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `commands-${locale}`);
-    }, 90_000);
+    }, scaled(90_000));
   }
 
   it('when ignition is enabled from the console, then the Portuguese alert and code are shown, and after an explicit confirm the status goes Pending to Success', async () => {
@@ -163,10 +164,10 @@ describe('web console in Chromium', () => {
     const status = page.locator('.current [data-status]');
     await status.waitFor();
     expect(['Pending', 'Success']).toContain(await status.getAttribute('data-status'));
-    await page.locator('.current [data-status="Success"]').waitFor({ timeout: 30_000 });
+    await page.locator('.current [data-status="Success"]').waitFor({ timeout: scaled(30_000) });
     // The history lists the confirmation and the command that ran.
     await page.getByRole('cell', { name: 'Success' }).first().waitFor();
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the operator disables the application, then its console session stops working on the next request', async () => {
     const page = await open('en');
@@ -176,7 +177,7 @@ describe('web console in Chromium', () => {
     await run(process.execPath, [BIN, 'admin', 'app', 'disable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
     try {
       await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
-      await page.getByText(TEXTS.en.ended).waitFor({ timeout: 10_000 });
+      await page.getByText(TEXTS.en.ended).waitFor({ timeout: scaled(10_000) });
       // And the old cookie does not come back to life: the session row is gone.
       await page.reload();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -184,7 +185,7 @@ describe('web console in Chromium', () => {
     } finally {
       await run(process.execPath, [BIN, 'admin', 'app', 'enable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
     }
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when the secret is wrong, then the sign-in says so and no session starts', async () => {
     const page = await open('pt-BR');
@@ -202,7 +203,7 @@ describe('web console in Chromium', () => {
     try {
       const page = await open('en', noGpu);
       await signIn(page, 'en');
-      await page.locator('.map-box[data-map-state="unavailable"]').waitFor({ state: 'attached', timeout: 20_000 });
+      await page.locator('.map-box[data-map-state="unavailable"]').waitFor({ state: 'attached', timeout: scaled(20_000) });
       await page.getByRole('note').getByText('The map needs WebGL').waitFor();
       expect(await page.locator('table tbody tr').count()).toBeGreaterThan(3);
       expect(await accessibilityViolations(page)).toEqual([]);
@@ -215,5 +216,5 @@ describe('web console in Chromium', () => {
     } finally {
       await noGpu.close();
     }
-  }, 40_000);
+  }, scaled(40_000));
 });

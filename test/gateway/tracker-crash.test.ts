@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { BIN, serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { avlRecord, trackerFleet } from '../support/tracker-fleet.js';
+import { scaled } from '../support/timeouts.js';
 
 const TRACKERS = Array.from({ length: 5 }, (_, i) => ({ vin: `9BWKLL0000000000${i}`, imei: `35630704244200${i}` }));
 
@@ -51,7 +52,7 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
   it('when the store cannot take a packet, then no ack goes out, and a kill then loses nothing that was acknowledged', async () => {
     const port = await serve();
     const [t] = TRACKERS;
-    const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port, imei: t!.imei, responseTimeoutMs: 5000 });
+    const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port, imei: t!.imei, responseTimeoutMs: scaled(5000) });
     await client.connect();
     // Another connection holds the telemetry table's write lock in an open transaction.
     const holder = openStore(database.url, { poolSize: 1 });
@@ -90,7 +91,7 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
     const unacknowledged = new Map<string, ReturnType<typeof avlRecord>[]>();
     const packetOf = (n: number, packet: number) => Array.from({ length: 10 }, (_, i) => avlRecord(start + (packet * 10 + i) * 1000 + n, { speed: 10 }));
     const senders = TRACKERS.map(async (t, n) => {
-      const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port, imei: t.imei, responseTimeoutMs: 5000 });
+      const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port, imei: t.imei, responseTimeoutMs: scaled(5000) });
       await client.connect();
       for (let packet = 0; ; packet += 1) {
         const records = packetOf(n, packet);
@@ -123,7 +124,7 @@ describe.each(DATABASE_KINDS)('trackers and a killed service on %s', (kind) => {
     // Restarted, each tracker sends its unacknowledged packet again: acknowledged, and stored once.
     const again = await serve();
     for (const t of TRACKERS) {
-      const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port: again, imei: t.imei, responseTimeoutMs: 5000 });
+      const client = new TeltonikaTrackerClient({ host: '127.0.0.1', port: again, imei: t.imei, responseTimeoutMs: scaled(5000) });
       await client.connect();
       expect(await client.send(unacknowledged.get(t.vin)!)).toBe(10);
       expect(await client.send(unacknowledged.get(t.vin)!)).toBe(10);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { serveEnv, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const LISTENING = 'Teltonika trackers: TCP and UDP listening';
 
@@ -43,9 +44,9 @@ describe.each(DATABASE_KINDS)('tracker connections under a low open-file limit o
     })));
     // Those accepted stay open for the 10 s a tracker has to log in: well after this.
     await until('the connections over the cap are closed', async () => closed >= 600 - 256, 5000, 20);
-    const health = await fetch(`${served!.url}/healthz`, { signal: AbortSignal.timeout(5000) });
+    const health = await fetch(`${served!.url}/healthz`, { signal: AbortSignal.timeout(scaled(5000)) });
     expect(health.status).toBe(200);
-    const metrics = await (await fetch(`${served!.url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const metrics = await (await fetch(`${served!.url}/metrics`, { signal: AbortSignal.timeout(scaled(5000)) })).text();
     expect(metrics).toContain('tracker_connections_refused_total{protocol="teltonika",transport="tcp",reason="total"} 344');
     expect(metrics).toContain('tracker_connections_open{protocol="teltonika",transport="tcp"} 256');
     expect(closed).toBe(344);

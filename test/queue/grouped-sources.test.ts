@@ -19,6 +19,7 @@ import { startNatsServers, testQueueSettings, type NatsServers } from '../suppor
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { trackerFleet } from '../support/tracker-fleet.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const PARTITIONS = 4;
 const TRACKERS = Array.from({ length: 50 }, (_, i) => ({ vin: `9BWGRP${String(i).padStart(11, '0')}`, imei: `35630704300${String(i).padStart(4, '0')}` }));
@@ -54,7 +55,7 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
     nats = await startNatsServers(1);
     svc = await startTestService(kind, fleet());
     queue = await IngestQueue.open(testQueueSettings(nats.nodes[0]!.url, { partitions: PARTITIONS, maxAgeMs: INTAKE.retentionMs }), logger, metrics);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await writers?.stop();
     await queue?.close();
@@ -77,7 +78,7 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
     writers = await startTelemetryWriters(queue, svc.store, svc.clock, INTAKE, logger, metrics);
     await until('every record stored', async () => (await storedCount()) === TRACKERS.length * PER_TRACKER);
     expect(metricSum(await registry.metrics(), 'ingest_queue_rejected_records_total')).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when one message carries several trackers\' rows, then each row is checked against its own tracker: a row under another tracker\'s source is refused', async () => {
     const [a, b] = [TRACKERS[0]!, TRACKERS[1]!];
@@ -95,5 +96,5 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
     const stored = await svc.store.db.selectFrom('telemetry').select(['vin', 'ts']).where('ts', '>=', T0 - 1_800_000).orderBy('ts').execute();
     expect(stored.map((r) => `${r.vin}@${(Number(r.ts) - T0 + 1_800_000) / 1000}`)).toEqual([`${a.vin}@1`, `${b.vin}@3`]);
     expect(await registry.getSingleMetricAsString('ingest_queue_rejected_records_total')).toContain('reason="not the source\'s vehicle"} 1');
-  }, 30_000);
+  }, scaled(30_000));
 });

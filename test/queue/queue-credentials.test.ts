@@ -17,6 +17,7 @@ import { loadConfig, type FlagValues } from '../../src/config/load-config.js';
 import { IngestQueue } from '../../src/queue/ingest-queue.js';
 import { startNatsServers, type NatsServers } from '../support/nats-servers.js';
 import { serveEnv, startUnlistenedServiceProcess } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -88,7 +89,7 @@ describe('ingest queue credentials', () => {
     expect(wrong).toMatch(/^the ingest queue at nats:\/\/127\.0\.0\.1:\d+ refused this process's credentials \(.*\): check --ingest-queue-user and TELEMATICS_INGEST_QUEUE_PASSWORD$/);
     expect(wrong).not.toContain('wrong-password-xyz');
     expect(await openWith({ ingestQueue: url }, {})).toMatch(/refused this process's credentials .*none are set/);
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when a `serve` process has the wrong password, then it exits with one line naming the setting, not retrying; with the right one it runs', async () => {
     const url = await start(`authorization { user: telematics, password: "${PASSWORD}" }`);
@@ -102,7 +103,7 @@ describe('ingest queue credentials', () => {
     const running = await startUnlistenedServiceProcess(args, serveEnv('sqlite', { TELEMATICS_INGEST_QUEUE_PASSWORD: PASSWORD }), 'telemetry writers taking');
     expect(running.output()).not.toContain(PASSWORD);
     await running.stop();
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the servers require a token, then TELEMATICS_INGEST_QUEUE_TOKEN opens the queue and a wrong one is refused clearly', async () => {
     const url = await start(`authorization { token: "${TOKEN}" }`);
@@ -110,7 +111,7 @@ describe('ingest queue credentials', () => {
     const wrong = await openWith({ ingestQueue: url }, { TELEMATICS_INGEST_QUEUE_TOKEN: 'not-the-token' });
     expect(wrong).toMatch(/refused this process's credentials .*: check TELEMATICS_INGEST_QUEUE_TOKEN$/);
     expect(wrong).not.toContain('not-the-token');
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when the servers know the process by an NKey, then its seed opens the queue and another seed is refused', async () => {
     const user = nkeys.createUser();
@@ -121,7 +122,7 @@ describe('ingest queue credentials', () => {
     const wrong = await openWith({ ingestQueue: url }, { TELEMATICS_INGEST_QUEUE_NKEY_SEED: other });
     expect(wrong).toMatch(/refused this process's credentials .*: check TELEMATICS_INGEST_QUEUE_NKEY_SEED$/);
     expect(wrong).not.toContain(other);
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when the servers run in operator mode, then a .creds file of a user of the account opens the queue, and one of another account is refused', async () => {
     const setup = operatorSetup();
@@ -131,7 +132,7 @@ describe('ingest queue credentials', () => {
     expect(await openWith({ ingestQueue: url, ingestQueueCreds: join(dir, 'writer.creds') }, {})).toBe('open');
     const wrong = await openWith({ ingestQueue: url, ingestQueueCreds: join(dir, 'stranger.creds') }, {});
     expect(wrong).toMatch(/refused this process's credentials .*: check --ingest-queue-creds$/);
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when the servers speak TLS and verify clients, then the CA file and a client certificate open the queue; without the CA the start says TLS failed', async () => {
     const file = (name: string) => join(dir, name);
@@ -148,5 +149,5 @@ describe('ingest queue credentials', () => {
     expect(await openWith({ ingestQueue: url, ...tls }, {})).toBe('open');
     expect(await openWith({ ingestQueue: url.replace('nats://', 'tls://'), ...tls }, {})).toBe('open');
     expect(await openWith({ ingestQueue: url, ingestQueueTlsCert: tls.ingestQueueTlsCert, ingestQueueTlsKey: tls.ingestQueueTlsKey }, {})).toMatch(/^the ingest queue at .* failed TLS \(.*\): check --ingest-queue-tls-ca/);
-  }, 60_000);
+  }, scaled(60_000));
 });

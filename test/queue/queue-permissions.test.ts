@@ -14,6 +14,7 @@ import { ALPHA_VINS } from '../support/fixture-fleet.js';
 import { startNatsServers, testQueueSettings, type NatsServers } from '../support/nats-servers.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -39,7 +40,7 @@ describe('the documented NATS permissions', () => {
     process.env.WRITERS_PASSWORD = 'writers-pw';
     nats = await startNatsServers(1, documentedAuthorization());
     svc = await startTestService('sqlite');
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await writers?.stop();
     await writersQueue?.close();
@@ -61,5 +62,5 @@ describe('the documented NATS permissions', () => {
     await until('the edge\'s records stored', async () => (await count()) === 2);
 
     await expect(writersQueue.js.publish(subjectOf(0), '{"rows":[]}', { timeout: 2000 })).rejects.toThrow(/Permissions Violation for Publish to "telematics.ingest.0"/);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -17,6 +17,7 @@ import { PROCESS_APP, prepareProcessFleet, processVins } from '../support/proces
 import { startServiceProcess, startUnlistenedServiceProcess, type ServiceProcess, type UnlistenedServiceProcess } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = processVins('9BWJSTRM', 6);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,7 +74,7 @@ describe.each(DATABASE_KINDS)('queued ingest through NATS JetStream (%s)', (kind
       databaseUrl = proxied.toString();
     }
     edge = await startServiceProcess(['--role', 'api', '--database', databaseUrl, ...queueArgs()], env);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await edge?.stop('SIGKILL');
     await writers?.stop('SIGKILL');
@@ -104,7 +105,7 @@ describe.each(DATABASE_KINDS)('queued ingest through NATS JetStream (%s)', (kind
     await until('the queue drained', async () => (await metric(edge!.url, 'ingest_queue_messages')) === 0);
     await sleep(500);
     expect(await stored()).toBe(batch.length);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the queue is down, then ingest answers 503 with Retry-After within the publish timeout and /readyz fails; once it is back, ingest resumes', async () => {
     const before = await stored();
@@ -122,7 +123,7 @@ describe.each(DATABASE_KINDS)('queued ingest through NATS JetStream (%s)', (kind
     const batch = records(5, 100);
     await until('ingest accepted again', async () => (await ingest(edge!.url, batch)).status === 200);
     await until('the writers stored it', async () => (await stored()) === before + batch.length);
-  }, 60_000);
+  }, scaled(60_000));
 
   it.runIf(kind === 'postgres')('when the database is away, then the edge still answers 200 and stays ready; the writers store everything once it is back', async () => {
     const before = await stored();
@@ -135,7 +136,7 @@ describe.each(DATABASE_KINDS)('queued ingest through NATS JetStream (%s)', (kind
     expect(await stored()).toBe(before);
     await proxy!.restore();
     await until('stored after the outage', async () => (await stored()) === before + batch.length, 40_000);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe('a full ingest queue', () => {
@@ -151,7 +152,7 @@ describe('a full ingest queue', () => {
     const fleet = await prepareProcessFleet('sqlite', cloud.url, VINS);
     database = fleet.database;
     edge = await startServiceProcess(['--role', 'api', '--database', database.url, '--ingest-queue', nats.urls, '--ingest-queue-partitions', '1', '--ingest-queue-max-size', '16'], fleet.env);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await edge?.stop('SIGKILL');
     await cloud?.close();
@@ -170,5 +171,5 @@ describe('a full ingest queue', () => {
     expect(accepted).toBeGreaterThan(10_000);
     expect(answer).toMatchObject({ status: 503, body: { detail: 'Service temporarily unavailable.' }, retryAfter: '30' });
     expect(await metric(edge!.url, 'ingest_queue_refused_total')).toBeGreaterThan(0);
-  }, 120_000);
+  }, scaled(120_000));
 });

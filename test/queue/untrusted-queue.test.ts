@@ -22,6 +22,7 @@ import { startNatsServers, testQueueSettings, type NatsServers } from '../suppor
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 import { until } from '../support/until.js';
+import { scaled } from '../support/timeouts.js';
 
 const SECRET_LOOKING = 'payload-that-must-not-be-logged';
 const row = (vin: string, seconds: number, extra: Record<string, unknown> = {}) => ({ vin, ts: T0 - 3_600_000 + seconds * 1000, speed: 20, flag: null, received_at: T0, ...extra });
@@ -44,7 +45,7 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     const metrics = new QueueMetrics(registry);
     queue = await IngestQueue.open(testQueueSettings(nats.nodes[0]!.url), logger, metrics);
     writers = await startTelemetryWriters(queue, svc.store, svc.clock, { retentionMs: 192 * 3_600_000, tripLatenessMs: 60_000 }, logger, metrics);
-  }, 60_000);
+  }, scaled(60_000));
   afterAll(async () => {
     await writers?.stop();
     await queue?.close();
@@ -96,7 +97,7 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     expect(log).not.toContain(SECRET_LOOKING);
     // Nothing waits to be delivered again: the stream is empty (work-queue retention).
     expect((await queue.jsm.streams.info(streamName(0))).state.messages).toBe(0);
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when a message names a tracker, then only its paired vehicle\'s rows are stored: the pairing is read from the database, not from the message', async () => {
     const before = await storedKeys();
@@ -109,5 +110,5 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     await until('the paired vehicle\'s row stored', async () => (await storedKeys()).length === before.length + 1);
     await until('both refusals counted', async () => (await counter('ingest_queue_rejected_records_total')) === rejectedBefore + 2);
     expect((await storedKeys()).filter((k) => !before.includes(k))).toEqual([`${teltonika.vin}@${row(teltonika.vin, 100).ts}`]);
-  }, 30_000);
+  }, scaled(30_000));
 });

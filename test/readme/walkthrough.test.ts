@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { exampleSteps, markdownSection, matchesLine, matchesShown, README_TASTE_HEADING, stepOutputs, WALKTHROUGH_FILE, walkthroughScript } from '../support/readme-examples.js';
+import { scaled } from '../support/timeouts.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -66,7 +67,7 @@ describe('the walk-through', () => {
     beforeAll(async () => {
       folder = mkdtempSync(join(tmpdir(), 'telematics-readme-'));
       // `npm start` is `node bin/telematics.js serve --demo`; only the ports differ (free ones).
-      const deadline = Date.now() + 90_000;
+      const deadline = Date.now() + scaled(90_000);
       demo = await startDemo(folder, {}, deadline);
       // The walk-through reads trips, so it starts once the first vehicle's trips are found.
       const { BASE, CLIENT_ID, CLIENT_SECRET } = demo.values;
@@ -79,7 +80,7 @@ describe('the walk-through', () => {
         if (trips.status === 200 && ((await trips.json()) as Record<string, unknown[]>)['9BWZZZ377VT004251']!.length > 0) break;
         await demo.pause('trips', deadline);
       }
-    }, 120_000);
+    }, scaled(120_000));
 
     afterAll(async () => {
       await demo?.stop();
@@ -89,14 +90,14 @@ describe('the walk-through', () => {
     it('when every example runs in one shell, in order, then each answers what its file shows', async () => {
       const script = join(folder, 'walkthrough.sh');
       writeFileSync(script, walkthroughScript(steps));
-      const { stdout } = await run('bash', ['--noprofile', '--norc', script], { cwd: folder, env: { PATH: process.env.PATH, HOME: folder }, maxBuffer: 256 * 1024 * 1024, timeout: 150_000 })
+      const { stdout } = await run('bash', ['--noprofile', '--norc', script], { cwd: folder, env: { PATH: process.env.PATH, HOME: folder }, maxBuffer: 256 * 1024 * 1024, timeout: scaled(150_000) })
         .catch((error: { stdout?: string; message: string }) => ({ stdout: error.stdout ?? error.message }));
       const outputs = stepOutputs(stdout, steps.length);
       const differences = steps.flatMap((step, i) => matchesShown(step.expected, outputs[i]!) ? [] : [
         `${step.file}:${step.line}\n${step.command}\n--- shown\n${step.expected.join('\n') || '(nothing)'}\n--- printed\n${clip(outputs[i]!)}`,
       ]);
       expect(differences.join('\n\n')).toBe('');
-    }, 180_000);
+    }, scaled(180_000));
   });
 });
 

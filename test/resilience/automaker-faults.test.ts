@@ -9,6 +9,7 @@ import { commandClient, type CommandClient } from '../support/command-client.js'
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { scaled } from '../support/timeouts.js';
 
 const VIN = ALPHA_VINS[0];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -84,5 +85,5 @@ describe.each(DATABASE_KINDS)('a faulty automaker on %s', (kind) => {
     } finally {
       cloud.faults.initiateDelayMs = 0;
     }
-  }, 20_000);
+  }, scaled(20_000));
 });

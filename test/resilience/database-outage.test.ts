@@ -11,6 +11,7 @@ import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = processVins('9BWDBDWN', 3);
 const OUTAGE_MS = 4000;
@@ -108,5 +109,5 @@ describe.skipIf(!DATABASE_KINDS.includes('postgres'))('PostgreSQL outage under l
     }
     // Once recovered, it stays recovered.
     expect(answers.filter((a) => a.at > recoveredAt! && a.status !== 200)).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });

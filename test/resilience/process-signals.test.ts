@@ -14,6 +14,7 @@ import { sign } from '../support/command-client.js';
 import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = processVins('9BWSGNAL', 10);
 
@@ -82,7 +83,7 @@ describe.each(DATABASE_KINDS)('the service process under signals on %s', (kind) 
     }
     await served.stop();
     served = undefined;
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when SIGTERM arrives with a command in flight, then it is answered, new connections are refused, and the process exits 0 within 10 s', async () => {
     served = await serve();
@@ -109,5 +110,5 @@ describe.each(DATABASE_KINDS)('the service process under signals on %s', (kind) 
       cloud.faults.initiateDelayMs = 0;
       served = undefined;
     }
-  }, 30_000);
+  }, scaled(30_000));
 });

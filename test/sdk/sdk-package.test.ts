@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -34,7 +35,7 @@ describe('@telematics/sdk as a package, against the demo', () => {
     // shorter history so it is ready sooner.
     demo = await startDemo(join(folder, 'demo'), { TELEMATICS_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', TELEMATICS_SIM_BACKFILL: '3h' });
     demoEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...demo.values };
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await demo?.stop();
@@ -70,15 +71,15 @@ describe('@telematics/sdk as a package, against the demo', () => {
     }));
     await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]);
     writeFileSync(join(project, 'quick-start.mjs'), quickStartOf(readFileSync(join(ROOT, 'packages/sdk/README.md'), 'utf8')));
-    const { stdout } = await run(process.execPath, ['quick-start.mjs'], { cwd: project, env: demoEnv, timeout: 150_000 });
+    const { stdout } = await run(process.execPath, ['quick-start.mjs'], { cwd: project, env: demoEnv, timeout: scaled(150_000) });
     expect(stdout).toMatch(/^9BWZZZ377VT004251 {2}/m);
     expect(stdout).toMatch(/^\d+ records; at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: /m);
     expect(stdout).toMatch(/^diagnostics Success: /m);
-  }, 180_000);
+  }, scaled(180_000));
 
   it.each(readdirSync(EXAMPLES).filter((name) => name.endsWith('.mjs')))('when examples/%s runs against the demo, then it ends well', async (name) => {
     const args = { 'ignition-with-confirmation.mjs': ['--yes'], 'follow-events.mjs': ['--for', '3'] }[name] ?? [];
-    const { stdout } = await run(process.execPath, [join(EXAMPLES, name), ...args], { cwd: ROOT, env: demoEnv, timeout: 150_000 });
+    const { stdout } = await run(process.execPath, [join(EXAMPLES, name), ...args], { cwd: ROOT, env: demoEnv, timeout: scaled(150_000) });
     const expected: Record<string, RegExp> = {
       'ignition-with-confirmation.mjs': /^immobilized: .*$[\s\S]*^enable_ignition: Success$|^refused: Commands blocked\.$/m,
       'follow-events.mjs': /^resume later with after = \S+$/m,
@@ -87,5 +88,5 @@ describe('@telematics/sdk as a package, against the demo', () => {
     // A new example needs its line here: what shows it ended well.
     expect(Object.keys(expected)).toContain(name);
     expect(stdout).toMatch(expected[name]!);
-  }, 180_000);
+  }, scaled(180_000));
 });

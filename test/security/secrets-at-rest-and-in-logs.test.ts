@@ -15,6 +15,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = processVins('9BWSECRT', 2);
 const JWT = /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/;
@@ -104,5 +105,5 @@ describe.each(DATABASE_KINDS)('secrets in logs and at rest on %s', (kind) => {
     } finally {
       await store.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -16,6 +16,7 @@ import { SimulatedVehicle } from '../../src/sim/simulated-vehicle.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { printedDemoCredentials } from '../support/demo-process.js';
 import { T0 } from '../support/test-service.js';
+import { scaled } from '../support/timeouts.js';
 
 const KEY = 'sim-cloud-test-key-0123456789abcdefghijklmnopq';
 const VIN = '9BWZZZ377VT004251';
@@ -123,7 +124,7 @@ describe.each(DATABASE_KINDS)('the service\'s in-process simulated cloud on %s',
     // Past the vehicle's latency and the first polls, without waiting for them.
     skew += 20_000;
     let outcome: { status: string; detail: Record<string, unknown> } = { status: 'Pending', detail: {} };
-    for (let i = 0; i < 100 && outcome.status === 'Pending'; i += 1) {
+    for (const deadline = Date.now() + scaled(10_000); outcome.status === 'Pending' && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 100));
       outcome = (await (await fetch(`${service.url}/vehicle-command/${id}`, { headers: auth })).json()) as typeof outcome;
     }

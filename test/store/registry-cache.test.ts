@@ -19,6 +19,7 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { countedStore } from '../support/statement-count.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { scaled } from '../support/timeouts.js';
 
 describe('registry cache', () => {
   const fakeStore = (changes: RegistryChanges) => ({ registryChanges: changes, registryCache: new RegistryCacheTables() }) as unknown as StoreConnection;
@@ -174,5 +175,5 @@ describe.each(DATABASE_KINDS)('registry cache under lookups of unknown names on 
     expect(await authenticate()).toHaveProperty('principal');
     expect(await lookup.find('teltonika', ids.at(-1)!)).toBeUndefined();
     expect(counted.statements).toEqual([]);
-  }, 120_000);
+  }, scaled(120_000));
 });

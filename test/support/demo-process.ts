@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from './service-process.js';
+import { scaled } from './timeouts.js';
 
 export interface DemoProcess {
   /** data/demo.env's variables: BASE, CLIENT_ID, CLIENT_SECRET, SIGN_SECRET, … */
@@ -28,7 +29,7 @@ export function printedDemoCredentials(output: string): { clientId: string; clie
 }
 
 /** Starts the demo in `folder` with `env` (beside PATH, HOME and free ports); ready before `deadline` (epoch ms). */
-export async function startDemo(folder: string, env: NodeJS.ProcessEnv = {}, deadline = Date.now() + 90_000): Promise<DemoProcess> {
+export async function startDemo(folder: string, env: NodeJS.ProcessEnv = {}, deadline = Date.now() + scaled(90_000)): Promise<DemoProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--demo'], {
     cwd: folder,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', ...env },

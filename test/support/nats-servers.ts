@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IngestQueueSettings } from '../../src/queue/ingest-streams.js';
 import { freePorts } from './free-port.js';
+import { scaled } from './timeouts.js';
 
 /** Debian's package puts it in /usr/sbin, which is not on every user's PATH. */
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
@@ -59,7 +60,7 @@ class Node implements NatsNode {
     for (;;) {
       if (!this.up) throw new Error(`nats-server ${this.name} exited:\n${this.#out}`);
       if (this.#out.includes('Server is ready')) return;
-      if (Date.now() - started > 15_000) throw new Error(`nats-server ${this.name} not ready in 15 s:\n${this.#out}`);
+      if (Date.now() - started > scaled(15_000)) throw new Error(`nats-server ${this.name} not ready in ${scaled(15_000) / 1000} s:\n${this.#out}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }

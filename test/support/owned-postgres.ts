@@ -10,6 +10,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { scaled } from './timeouts.js';
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
@@ -39,8 +40,8 @@ export async function startOwnedPostgres(): Promise<OwnedPostgres> {
     chownSync(dir, uid, gid);
   }
   const command = (file: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, file), ...args]] : [join(bin, file), args]);
-  const run = (file: string, args: string[]) => execFileSync(...command(file, args), { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 }).toString();
-  const runAsync = async (file: string, args: string[]) => { await promisify(execFile)(...command(file, args), { timeout: 60_000 }); };
+  const run = (file: string, args: string[]) => execFileSync(...command(file, args), { stdio: ['ignore', 'pipe', 'pipe'], timeout: scaled(60_000) }).toString();
+  const runAsync = async (file: string, args: string[]) => { await promisify(execFile)(...command(file, args), { timeout: scaled(60_000) }); };
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
   const startArgs = ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'];

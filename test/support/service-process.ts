@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyringDocument } from '../../src/security/keyring.js';
 import type { DatabaseKind } from './databases.js';
+import { scaled } from './timeouts.js';
 
 export const BIN = new URL('../../bin/telematics.js', import.meta.url).pathname;
 
@@ -82,7 +83,8 @@ function launch(args: readonly string[], env: NodeJS.ProcessEnv, what: string, o
   });
   return new Promise((resolve, reject) => {
     // A process that never got ready is killed: a test failing here must not leave it running.
-    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not ${what} in 20 s:\n${out}`)); }, 20_000);
+    const within = scaled(20_000);
+    const timer = setTimeout(() => { clearInterval(poll); child.kill('SIGKILL'); reject(new Error(`serve did not ${what} in ${within / 1000} s:\n${out}`)); }, within);
     void exited.then(({ code }) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`serve exited with ${code}:\n${out}`)); });
     const poll = setInterval(() => {
       if (!ready(out)) return;

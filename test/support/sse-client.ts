@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from 'node:http';
+import { scaled } from './timeouts.js';
 
 /**
  * A Server-Sent Events reader over HTTP, as the SDK and a Node receiver read a stream: frames
@@ -17,7 +18,7 @@ export interface SseStream {
   readonly headers: Headers;
   /** The body when the answer is not a stream (an error). */
   readonly text: string;
-  /** Waits until `count` frames with data arrived (or throws after `timeoutMs`). */
+  /** Waits until `count` frames with data arrived (or throws after `timeoutMs` times TEST_TIMEOUT_FACTOR). */
   events(count: number, timeoutMs?: number): Promise<SseFrame[]>;
   /** Every frame so far, comment-only ones included. */
   readonly frames: SseFrame[];
@@ -75,7 +76,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
   return {
     status: res.statusCode!, headers: responseHeaders, text: '', frames, ended,
     async events(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + scaled(timeoutMs);
       for (;;) {
         const withData = frames.filter((f) => f.data !== undefined);
         if (withData.length >= count) return withData.slice(0, count);

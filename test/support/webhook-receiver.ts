@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from './timeouts.js';
 
 export interface Received {
   readonly path: string;
@@ -28,7 +29,7 @@ export interface WebhookReceiver {
   readonly received: Received[];
   /** What the receiver answers from now on. */
   answer: Answer;
-  /** Waits until `count` requests (of `type`, when given) have arrived. */
+  /** Waits until `count` requests (of `type`, when given) have arrived, up to `timeoutMs` times TEST_TIMEOUT_FACTOR. */
   waitFor(count: number, type?: string, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -58,7 +59,7 @@ export async function startWebhookReceiver(answer: Answer = answerChallenge): Pr
     url: `http://127.0.0.1:${port}/hook`,
     received,
     async waitFor(count: number, type?: string, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + scaled(timeoutMs);
       for (;;) {
         const matching = received.filter((r) => type === undefined || r.event.type === type);
         if (matching.length >= count) return matching;

@@ -15,6 +15,7 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { answerChallenge, startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { scaled } from '../support/timeouts.js';
 
 const CAP = 4;
 
@@ -49,7 +50,7 @@ describe.each(DATABASE_KINDS)('threaded webhook delivery on %s', (kind) => {
     return { id: res.body.id as string, secret: res.body.secret as string };
   };
   const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     while (!(await check())) {
       if (Date.now() > deadline) throw new Error('condition not reached');
       await new Promise((r) => setTimeout(r, 10));

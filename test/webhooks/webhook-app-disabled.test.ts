@@ -15,6 +15,7 @@ import { BIN, serveEnv } from '../support/service-process.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 
@@ -89,5 +90,5 @@ describe.each(DATABASE_KINDS)('webhooks of a disabled application on %s', (kind)
       return idsAt(hooks, received).length >= 2;
     }, 5000, 10);
     expect(idsAt(hooks, received).sort()).toEqual([failed, whileDisabled].sort());
-  }, 90_000); // two CLI processes, each seconds to start on a loaded machine
+  }, scaled(90_000)); // two CLI processes, each seconds to start on a loaded machine
 });

@@ -16,6 +16,8 @@ import { DATABASE_KINDS } from '../support/databases.js';
 import { PROCESS_APP, prepareProcessFleet, processToken, processVins, type ProcessFleet } from '../support/process-fleet.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { answerChallenge, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { scaled } from '../support/timeouts.js';
+import { until } from '../support/until.js';
 
 const [VIN] = processVins('9BWHKDLV', 1) as [string];
 
@@ -74,7 +76,7 @@ describe.each(DATABASE_KINDS)('a webhook delivery across a crash on %s', (kind) 
       // Received once it answered 200: a first attempt that succeeds is kept in the attempt log only.
       const received = () => store.db.selectFrom('webhook_attempts').select('status_code').where('endpoint_id', '=', endpoint.id).where('event_id', '=', eventId)
         .where('status_code', '=', 200).execute();
-      for (let i = 0; i < 50 && (await received()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+      await until('the delivery recorded as answered 200', async () => (await received()).length > 0, 5000);
       expect(await received()).toHaveLength(1);
       expect(await store.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).execute()).toEqual([]);
     } finally {
@@ -83,5 +85,5 @@ describe.each(DATABASE_KINDS)('a webhook delivery across a crash on %s', (kind) 
     const exitedAgain = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
     await exitedAgain;
-  }, 60_000);
+  }, scaled(60_000));
 });

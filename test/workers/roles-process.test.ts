@@ -16,6 +16,7 @@ import type { TestDatabase } from '../support/databases.js';
 import { prepareProcessFleet, PROCESS_APP, processToken, processVins } from '../support/process-fleet.js';
 import { startServiceProcess, startUnlistenedServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { move, stand, syntheticDrive } from '../support/synthetic-drive.js';
+import { scaled } from '../support/timeouts.js';
 
 const VINS = processVins('9BWR0LES', 2);
 const MIN = 60;
@@ -86,7 +87,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('api and workers roles as two proc
     expect(Number((await store.db.selectFrom('trips').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)).toBe(0);
 
     workers = await startServiceProcess(['--role', 'workers', '--database', database.url, '--ops-port', '0'], env);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + scaled(10_000);
     let statuses: string[] = [];
     let found: { distance: number }[] = [];
     while (Date.now() < deadline) {
@@ -115,7 +116,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('api and workers roles as two proc
     expect({ api: apiExit.code, workers: workersExit.code }).toEqual({ api: 0, workers: 0 });
     api = undefined;
     workers = undefined;
-  }, 30_000);
+  }, scaled(30_000));
 
   it('when a workers process has no --ops-port, then it listens nowhere, keeps running until SIGTERM, and exits 0', async () => {
     const quiet = await startUnlistenedServiceProcess(['--role', 'workers', '--database', database.url], env, 'no listener: set --ops-port');
@@ -127,5 +128,5 @@ describe.runIf(process.env.TEST_DATABASE_URL)('api and workers roles as two proc
     } finally {
       await quiet.stop('SIGKILL');
     }
-  }, 20_000);
+  }, scaled(20_000));
 });
