@@ -3,20 +3,24 @@
  * records console errors and every request that tries to leave loopback (aborted, so nothing
  * does), and axe for accessibility.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { scaled } from '../support/timeouts.js';
+import { CHROMIUM, failWithoutChromium } from './chromium-path.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// As this module loads: every file that drives the browser fails at once without one.
+failWithoutChromium(CHROMIUM);
+
 /** Where each run's screenshots go; `npm run screenshots` copies them to docs/screenshots. */
 export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(process.cwd(), 'test-results', 'console');
 
-/** Fails (not skips) without a browser: CI installs Debian's chromium (.ci/run). */
+/** Debian's chromium (CI installs it: .ci/run), never a browser playwright would download. */
 export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   return chromium.launch({
     executablePath: CHROMIUM,
+    timeout: scaled(30_000),
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-swiftshader', ...extraArgs],
   });
 }
@@ -47,6 +51,8 @@ export async function openPage(browser: Browser, base: string, locale: 'en' | 'p
     external.push(route.request().url());
     return route.abort();
   });
+  // Every wait the tests do not size themselves (clicks, navigation): playwright's 30 s, scaled.
+  context.setDefaultTimeout(scaled(30_000));
   const page = await context.newPage();
   page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
