@@ -12,6 +12,7 @@ export default defineConfig({
     include: ['test/cluster/**/*.cluster.ts'],
     pool: 'forks',
     maxWorkers: 1,
+    reporters: ['default', './test/support/failures-at-once.ts'],
     testTimeout: scaled(300_000),
     hookTimeout: scaled(180_000),
   },
