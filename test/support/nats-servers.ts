@@ -53,11 +53,15 @@ class Node implements NatsNode {
     this.#child = child;
     running.add(child);
     child.once('exit', () => running.delete(child));
+    let missing = false;
+    child.once('error', (error: NodeJS.ErrnoException) => { if (error.code === 'ENOENT') missing = true; else this.#out += `${error.message}\n`; });
     child.stdout!.on('data', (c) => { this.#out += String(c); });
     child.stderr!.on('data', (c) => { this.#out += String(c); });
     const started = Date.now();
     // Ready once it accepts client connections.
     for (;;) {
+      // The queue's tests fail without it (CI installs it: .ci/run), in one line that says how to get it.
+      if (missing) throw new Error(`nats-server not found at ${NATS_SERVER}: install it with "sudo apt-get install nats-server" or set NATS_SERVER_BIN`);
       if (!this.up) throw new Error(`nats-server ${this.name} exited:\n${this.#out}`);
       if (this.#out.includes('Server is ready')) return;
       if (Date.now() - started > scaled(15_000)) throw new Error(`nats-server ${this.name} not ready in ${scaled(15_000) / 1000} s:\n${this.#out}`);
