@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { addCurrentKey, removeKey, retirableKeyIndex, writeNewKeyringFile, type KeyKind } from '../security/keyring-file.js';
 import { masterKeyUsage, resealUnderCurrentKey } from '../registry/master-key-rotation.js';
@@ -14,15 +16,19 @@ export function registerKeys(program: Command): void {
   const keys = program.command('keys').description('the service\'s own keys: create, rotate, re-seal, retire');
   keys.command('generate')
     .argument('<file>', 'where to write the new keys file (must not exist)')
-    .description('create a keys file (JWT signing key and master key) with mode 0600')
+    .description('create a keys file (JWT signing key and master key) with mode 0600, and its folder with mode 0700 if missing')
     .action((file: string) => {
+      const folder = dirname(file);
+      const madeFolder = !existsSync(folder);
       try {
+        // Only the service's user should list the folder that holds its keys.
+        if (madeFolder) mkdirSync(folder, { recursive: true, mode: 0o700 });
         writeNewKeyringFile(file);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new UsageError(code === 'EEXIST' ? `${file} already exists; refusing to overwrite keys` : `cannot write ${file}: ${code}`);
       }
-      processOutput(false).out(`wrote ${file}`);
+      processOutput(false).out(madeFolder ? `wrote ${file} (and made ${folder}, mode 0700)` : `wrote ${file}`);
     });
 
   keys.command('rotate')

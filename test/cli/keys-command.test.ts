@@ -69,6 +69,15 @@ describe('telematics keys', () => {
     expect((await fails('keys', 'retire', 'x')).stderr).toMatch(/--jwt or --master/);
   });
 
+  it('when the keys file goes into a folder that does not exist, then generate makes the folder (mode 0700) and says so', async () => {
+    const file = join(dir, 'etc', 'telematics', 'keys.json');
+    const generated = await cli('keys', 'generate', file);
+    expect(generated.stdout.trim()).toBe(`wrote ${file} (and made ${join(dir, 'etc', 'telematics')}, mode 0700)`);
+    expect(statSync(join(dir, 'etc', 'telematics')).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((await cli('keys', 'generate', join(dir, 'etc', 'telematics', 'second.json'))).stdout.trim()).toBe(`wrote ${join(dir, 'etc', 'telematics', 'second.json')}`);
+  }, 60_000);
+
   it('when a key id starts with "-" (base64url), then retire takes it as the id, and a mistyped option is still refused', async () => {
     expect((await fails('keys', 'retire', '-iSKEtDTf43N', '--jwt')).stderr).toMatch(/has no jwt key "-iSKEtDTf43N"/);
     expect((await fails('keys', 'retire', 'abc', '--jwt', '--forse')).stderr).toMatch(/too many arguments/);
