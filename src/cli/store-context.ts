@@ -5,7 +5,7 @@ import { loadConfig, type FlagValues } from '../config/load-config.js';
 import { SETTINGS, type ServiceConfig } from '../config/settings.js';
 import { loadKeyring } from '../security/load-keyring.js';
 import type { Keyring } from '../security/keyring.js';
-import { migrateToLatest } from '../store/migrate.js';
+import { migrateToLatest, type MigrationReport } from '../store/migrate.js';
 import { unreachableMessage } from '../store/classify-error.js';
 import { isPostgresUrl } from '../domain/database-url.js';
 import { openStore } from '../store/open-store.js';
@@ -24,6 +24,8 @@ export interface StoreContext {
   readonly config: ServiceConfig;
   readonly store: StoreConnection;
   readonly output: Output;
+  /** What opening the database migrated (the `migrate` command reports it). */
+  readonly migrated: MigrationReport;
   keyring(): Keyring;
 }
 
@@ -46,8 +48,9 @@ export async function withStore<T>(
   }
   const store = openStore(config.database, { poolSize: 2, sqliteSynchronous: config.sqliteSynchronous });
   try {
+    let migrated: MigrationReport;
     try {
-      await migrateToLatest(store);
+      migrated = await migrateToLatest(store);
     } catch (error) {
       const message = unreachableMessage(error, store.description);
       throw message === undefined ? error : new UsageError(message);
@@ -56,6 +59,7 @@ export async function withStore<T>(
     return await run({
       config,
       store,
+      migrated,
       output: processOutput(opts.json === true),
       keyring: () => {
         keyring ??= loadKeyring({
