@@ -48,6 +48,11 @@ export interface CommandServiceDeps {
   readonly signatures: CommandSignatures;
 }
 
+/** Where a creation that answers 502 says why: the request's logger, which carries its id. */
+export interface CreationLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /** The answer's shape is the contract's: clients read the same type. */
 export type CreationResponse = VehicleCommandAnswer;
 
@@ -89,7 +94,7 @@ export function checkSignedRequest(deps: CommandServiceDeps, principal: Principa
 
 /** The rest of D4 and the creation itself, for a request `checkSignedRequest` let through. */
 export async function createCommand(
-  deps: CommandServiceDeps, principal: Principal, request: SignedCommandRequest, clock: Clock,
+  deps: CommandServiceDeps, principal: Principal, request: SignedCommandRequest, clock: Clock, log?: CreationLog,
 ): Promise<CreationResponse> {
   const db = deps.store.db;
   const now = clock.now();
@@ -129,6 +134,10 @@ export async function createCommand(
   } catch (error) {
     if (!(error instanceof OemFailure)) throw error;
     const detail = error.kind === 'send' ? OEM_SEND_FAILED : OEM_INITIATE_FAILED;
+    // The answer's text is the interface's and says nothing of the cause; the operator's log does
+    // (refused connection, timeout, the automaker's status). The cause never holds a URL's secrets.
+    log?.warn({ commandId: record.id, vin: record.vin, command: record.command, automaker: target.oem, connector: target.connector, cause: error.message },
+      `command answered 502: the automaker ${target.oem} could not start it (${error.message})`);
     const at = clock.now();
     await batchedRows(deps.store, finishCommandRows, { id: record.id, status: 'Error', detail, now: at });
     return { ...base, status: 'Error', detail };

@@ -21,7 +21,7 @@ import {
 } from '../store/idempotency-queries.js';
 import { batchedWrite } from '../store/write-batcher.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
-import { checkSignedRequest, createCommand, type CommandServiceDeps, type CreationResponse } from './create-command.js';
+import { checkSignedRequest, createCommand, type CommandServiceDeps, type CreationLog, type CreationResponse } from './create-command.js';
 
 /** How long a key and its response are kept. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -47,14 +47,14 @@ function fingerprintOf(body: unknown): string {
 }
 
 export async function createCommandIdempotently(
-  deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined,
+  deps: CommandServiceDeps, principal: Principal, body: unknown, signature: unknown, clock: Clock, key: string | string[] | undefined, log?: CreationLog,
 ): Promise<CreationResult> {
   if (key !== undefined && (typeof key !== 'string' || !KEY_PATTERN.test(key))) throw new ServiceError(errors.idempotencyKeyInvalid);
   // Before any kept answer is looked at: a replay must pass every check the original passed up to
   // and including the signature, or a token holder without the sign-secret could read stored
   // answers (a first step's confirmation code among them).
   const request = checkSignedRequest(deps, principal, body, signature);
-  if (key === undefined) return { body: await createCommand(deps, principal, request, clock), replayed: false };
+  if (key === undefined) return { body: await createCommand(deps, principal, request, clock, log), replayed: false };
 
   const appId = principal.applicationId;
   const fingerprint = fingerprintOf(body);
@@ -69,12 +69,12 @@ export async function createCommandIdempotently(
     // Sealed under a master key no longer listed (retired without `keys reseal`): the answer is
     // lost, so the key is forgotten and this request runs as a new one.
     await batchedWrite(deps.store, (trx) => forgetIdempotencyKey(trx, appId, key, claim.created_at));
-    return createCommandIdempotently(deps, principal, body, signature, clock, key);
+    return createCommandIdempotently(deps, principal, body, signature, clock, key, log);
   }
 
   let answer: CreationResponse;
   try {
-    answer = await createCommand(deps, principal, request, clock);
+    answer = await createCommand(deps, principal, request, clock, log);
   } catch (error) {
     // If even this fails, the key counts as abandoned after a minute: the original error matters more.
     await batchedWrite(deps.store, (trx) => releaseIdempotencyKey(trx, appId, key, claimedAt)).catch(() => undefined);

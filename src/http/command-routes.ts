@@ -61,7 +61,7 @@ export function commandRoutes(deps: Omit<CommandServiceDeps, 'signatures'>, cloc
     }, async (request, reply) => {
       const principal = principalOf(request);
       await limits.commandPerApplication.take(principal.applicationId, clock.now());
-      const result = await createCommandIdempotently(commands, principal, request.body, request.headers['x-signature'], clock, request.headers['idempotency-key']);
+      const result = await createCommandIdempotently(commands, principal, request.body, request.headers['x-signature'], clock, request.headers['idempotency-key'], request.log);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(creationStatusCode(result.body)).send(result.body);
     });

@@ -18,10 +18,14 @@ export interface ConnectorSettings {
   readonly trackers?: OemConnector | undefined;
 }
 
-const unreachable: OemConnector = {
-  initiate: async () => { throw new OemFailure('send', 'no simulated automaker cloud is running'); },
-  poll: async (): Promise<CommandState> => { throw new OemFailure('send', 'no simulated automaker cloud is running'); },
-};
+/** A connector that cannot reach its automaker; `why` is what the log says (create-command.ts logs a 502's cause). */
+const unreachable = (why: string): OemConnector => ({
+  initiate: async () => { throw new OemFailure('send', why); },
+  poll: async (): Promise<CommandState> => { throw new OemFailure('send', why); },
+});
+const NO_SIM_CLOUD = unreachable('no simulated automaker cloud runs in this process (serve --sim starts one)');
+const NO_BASE_URL = unreachable('the automaker has no base URL (admin oem set --base-url)');
+const NO_TRACKER_LINK = unreachable('no link to trackers in this process');
 
 export class ConnectorRegistry implements ConnectorLookup {
   readonly #initiateTimeoutMs: number;
@@ -32,14 +36,14 @@ export class ConnectorRegistry implements ConnectorLookup {
    * The simulated cloud's connector, apart from the http ones so its key never goes to an http OEM
    * (even one whose base URL equals the cloud's).
    */
-  #sim: OemConnector = unreachable;
+  #sim: OemConnector = NO_SIM_CLOUD;
   readonly #trackers: OemConnector;
 
   /** The settings are read here, once: later changes to the object do not reach the registry. */
   constructor(settings: ConnectorSettings) {
     this.#initiateTimeoutMs = settings.initiateTimeoutMs;
     this.#pollTimeoutMs = settings.pollTimeoutMs;
-    this.#trackers = settings.trackers ?? unreachable;
+    this.#trackers = settings.trackers ?? NO_TRACKER_LINK;
     this.useSimulatedCloud(settings.simCloudUrl, settings.simCloudKey);
   }
 
@@ -49,7 +53,7 @@ export class ConnectorRegistry implements ConnectorLookup {
    * registry listens (its fleet pushes there), hence a method rather than a constructor setting.
    */
   useSimulatedCloud(url: string | undefined, key: string | undefined): void {
-    this.#sim = url === undefined ? unreachable : this.#connector(url, key);
+    this.#sim = url === undefined ? NO_SIM_CLOUD : this.#connector(url, key);
   }
 
   #connector(baseUrl: string, apiKey: string | undefined): OemConnector {
@@ -60,7 +64,7 @@ export class ConnectorRegistry implements ConnectorLookup {
     if (oem.connector === 'sim') return this.#sim;
     if (oem.connector === 'device') return this.#trackers;
     const baseUrl = oem.base_url ?? undefined;
-    if (baseUrl === undefined) return unreachable;
+    if (baseUrl === undefined) return NO_BASE_URL;
     let connector = this.#cache.get(baseUrl);
     if (!connector) {
       connector = this.#connector(baseUrl, undefined);

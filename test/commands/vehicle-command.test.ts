@@ -39,6 +39,10 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     return client.status(id);
   }
 
+  /** The warn line a 502 creation left for the operator. */
+  const causeLogged = (commandId: string) => svc.logs.join('').split('\n').filter((l) => l.includes(commandId))
+    .map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.commandId === commandId);
+
   beforeAll(async () => {
     svc = await startTestService(kind);
     ({ cloud } = await svc.useSimulatedCloud());
@@ -155,17 +159,23 @@ describe.each(DATABASE_KINDS)('POST /vehicle-command and GET /vehicle-command/{i
     cloud.faults.initiateErrorRate = 0;
     expect(sendFailed).toMatchObject({ status: 502, body: { vin: VIN, command: 'diagnostics', status: 'Error', detail: 'Failed to send command to the OEM.' } });
     expect((await alpha.status(sendFailed.body.id)).body).toMatchObject({ status: 'Error', detail: 'Failed to send command to the OEM.' });
+    // The answer's text is the interface's; the operator's log names the cause, under the request's id.
+    expect(causeLogged(sendFailed.body.id)).toMatchObject({
+      level: 40, reqId: expect.any(String), automaker: 'simmotors', vin: VIN, command: 'diagnostics', cause: 'automaker answered 500',
+    });
 
     cloud.faults.missingStatusUrlRate = 1;
     const noUrl = await alpha.send({ vin: VIN, command: 'diagnostics' });
     cloud.faults.missingStatusUrlRate = 0;
     expect(noUrl).toMatchObject({ status: 502, body: { status: 'Error', detail: 'Failed to initiate command with the OEM or retrieve status URL.' } });
+    expect(causeLogged(noUrl.body.id)).toMatchObject({ automaker: 'simmotors', cause: 'no usable status URL' });
   });
 
   it('when the OEM\'s cloud is unreachable, then 502 Failed to send command to the OEM.', async () => {
     await svc.store.db.updateTable('vehicles').set({ ownership: 'owned' }).where('vin', '=', ALPHA_VINS[2]).execute();
     const res = await alpha.send({ vin: ALPHA_VINS[2], command: 'diagnostics' });
     expect(res).toMatchObject({ status: 502, body: { status: 'Error', detail: 'Failed to send command to the OEM.' } });
+    expect(causeLogged(res.body.id)).toMatchObject({ automaker: 'othermotors', connector: 'http', cause: expect.stringContaining('ECONNREFUSED') });
     expect((await alpha.send({ vin: ALPHA_VINS[2], command: 'locate' })).status).toBe(404);
     await svc.store.db.updateTable('vehicles').set({ ownership: 'rental' }).where('vin', '=', ALPHA_VINS[2]).execute();
   });
