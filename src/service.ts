@@ -18,6 +18,7 @@ import { connectorsOf } from './roles/connectors.js';
 import { loadKeys } from './roles/load-keys.js';
 import { openIngestQueue } from './roles/open-ingest-queue.js';
 import { readinessOf } from './roles/readiness.js';
+import { warnOfSimAutomakersWithoutSimulation } from './roles/sim-connector-warning.js';
 import type { KeyedParts, ServiceParts } from './roles/service-parts.js';
 import { migrateServiceStore, openServiceStore } from './roles/service-store.js';
 import { startApi, type RunningApi } from './roles/start-api.js';
@@ -69,6 +70,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // workers process does: it signs webhooks with their endpoints' sealed secrets.
     const keyed = config.role.api || config.role.workers ? keyedPartsOf(parts, closers) : undefined;
     const demo = config.demo && keyed && config.role.api ? await seedDemo(store.db, keyed.keyring, clock.now()) : undefined;
+    await warnOfSimAutomakersWithoutSimulation(config, store.db, logger);
     const api = keyed && config.role.api ? closers.push(await startApi(keyed)) : undefined;
     const ops = config.opsPort === undefined ? undefined : closers.push(await startOpsListener(parts, config.opsPort));
     const gateway = gatewayWanted(config) ? closers.push(await startGatewayRole(parts)) : undefined;
