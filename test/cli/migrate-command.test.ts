@@ -11,6 +11,7 @@ import { sqliteCapabilities } from '../../src/store/dialect.js';
 import { migrationSummary } from '../../src/cli/migrate-command.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { BIN } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 const names = Object.keys(migrationsFor(sqliteCapabilities));
@@ -32,7 +33,7 @@ describe.each(DATABASE_KINDS)('telematics migrate on %s', (kind) => {
     expect(applied).toMatch(new RegExp(`: applied ${names.length} migrations \\(${first} … ${newest}\\); schema is at ${newest}$`));
     expect(await migrate()).toMatch(new RegExp(`: schema already up to date at ${newest}$`));
     expect(JSON.parse(await migrate('--json'))).toMatchObject({ applied: [], schema: newest });
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('the migrate summary', () => {

@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
+import { scaled } from '../support/timeouts.js';
 
 type Locale = 'en' | 'pt-BR';
 const SCREEN = { timezoneId: 'Asia/Tokyo', viewport: { width: 1366, height: 768 } };
@@ -39,7 +40,7 @@ describe('console times and labels in Chromium', () => {
     folder = mkdtempSync(join(tmpdir(), 'console-labels-'));
     [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1h' }), launchChromium()]);
     base = demo.values.BASE!;
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await browser?.close();
     await demo?.stop();
@@ -112,7 +113,7 @@ describe('console times and labels in Chromium', () => {
       for (const field of ['latitude', 'longitude']) {
         expect(await latest.locator(`dt[data-field="${field}"] + dd`).innerText()).toMatch(new RegExp(`^-?\\d{1,3}${decimal}\\d{5}$`));
       }
-      await page.locator('.charts figcaption').first().waitFor({ timeout: 20_000 });
+      await page.locator('.charts figcaption').first().waitFor({ timeout: scaled(20_000) });
       expect(await page.locator('.charts figcaption').first().innerText()).toBe(t.speed);
       await screenshot(page, `vehicle-labels-${locale}`);
 
@@ -128,7 +129,7 @@ describe('console times and labels in Chromium', () => {
       else expect(await english.count()).toBe(0);
       await screenshot(page, `commands-alert-${locale}`);
       await dialog.getByRole('button', { name: t.cancel }).click();
-    }, 90_000);
+    }, scaled(90_000));
 
     it(`when a shown state is older than the offline threshold (${locale}), then it reads not reporting, not Moving`, async () => {
       // The service judged the vehicle moving when it answered; the page still holds that answer an hour on.
@@ -159,7 +160,7 @@ describe('console times and labels in Chromium', () => {
       await state.waitFor();
       expect(await state.getAttribute('data-state')).toBe('offline');
       expect(await state.innerText()).not.toBe(t.moving);
-    }, 60_000);
+    }, scaled(60_000));
 
   }
 });

@@ -23,6 +23,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../support/free-port.js';
 import { exampleSteps, markdownSection, matchesShown, stepOutputs, walkthroughScript, type ExampleStep } from '../support/readme-examples.js';
+import { scaled } from '../support/timeouts.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -99,7 +100,7 @@ describe.skipIf(ADMIN_URL === undefined)('the PostgreSQL path of docs/deployment
     if (firstTerminal?.pid !== undefined && firstTerminal.exitCode === null) {
       const exited = new Promise((r) => firstTerminal!.once('exit', r));
       process.kill(-firstTerminal.pid, 'SIGTERM');
-      const killer = setTimeout(() => { if (firstTerminal!.exitCode === null) process.kill(-firstTerminal!.pid!, 'SIGKILL'); }, 15_000);
+      const killer = setTimeout(() => { if (firstTerminal!.exitCode === null) process.kill(-firstTerminal!.pid!, 'SIGKILL'); }, scaled(15_000));
       await exited;
       clearTimeout(killer);
     }
@@ -108,7 +109,7 @@ describe.skipIf(ADMIN_URL === undefined)('the PostgreSQL path of docs/deployment
       await admin(`DROP ROLE IF EXISTS ${name}`);
     }
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the README\'s block is read, then it is the first block\'s commands, in order', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -123,7 +124,7 @@ describe.skipIf(ADMIN_URL === undefined)('the PostgreSQL path of docs/deployment
 
   it('when both blocks run, then the service starts on the new database and every shipped vehicle\'s newest record is read back', async () => {
     const [api] = ports as [number];
-    const deadline = Date.now() + 150_000;
+    const deadline = Date.now() + scaled(150_000);
     // Bash replaces itself with the serve step, the block's last: it runs in the foreground as in a terminal.
     const script = walkthroughScript(steps.first).replace(/\n$/, '').split('\n');
     script[script.length - 1] = `exec ${script[script.length - 1]}`;
@@ -161,5 +162,5 @@ describe.skipIf(ADMIN_URL === undefined)('the PostgreSQL path of docs/deployment
     steps.second.forEach((step, i) => {
       expect(matchesShown(step.expected, after[i]!), `${step.file}:${step.line}\n${step.command}\nprinted:\n${after[i]}`).toBe(true);
     });
-  }, 180_000);
+  }, scaled(180_000));
 });

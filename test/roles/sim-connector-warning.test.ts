@@ -16,6 +16,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { sign } from '../support/command-client.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
 import { ALPHA_VINS, fixtureFleet, SECRETS } from '../support/fixture-fleet.js';
+import { scaled } from '../support/timeouts.js';
 
 const SIM_WARNING = 'automaker simmotors uses the sim connector but the simulation is off: its vehicles send nothing and its commands answer 502; '
   + 'start with --sim (TELEMATICS_SIM=true) to simulate it';
@@ -73,7 +74,7 @@ describe.each(DATABASE_KINDS)('a sim automaker without the simulation, on %s', (
     } finally {
       await service.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the service starts with --sim, then there is no such warning', async () => {
     const { service, logged } = await started({ sim: true, simBackfill: '0' });
@@ -82,5 +83,5 @@ describe.each(DATABASE_KINDS)('a sim automaker without the simulation, on %s', (
     } finally {
       await service.close();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });
