@@ -5,6 +5,9 @@ import { demoTrackerPorts } from '../gateway/tracker-ports.js';
 import type { SettingValues } from './read-settings.js';
 import type { ServiceConfig } from './settings.js';
 
+/** Loopback, which `--demo` opens to webhooks beside the operator's own ranges. */
+export const DEMO_WEBHOOK_CIDRS: readonly string[] = ['127.0.0.0/8', '::1/128'];
+
 export function derivedSettings(values: SettingValues<ServiceConfig>): SettingValues<ServiceConfig> {
   const database = values.database!;
   const embedded = !isPostgresUrl(database);
@@ -17,6 +20,8 @@ export function derivedSettings(values: SettingValues<ServiceConfig>): SettingVa
     sim: values.sim ?? (embedded && role.api && role.workers),
     gatewayHost: values.gatewayHost ?? values.host,
     ...(demoTrackers ? demoTrackerPorts(values) : {}),
+    // The demo is tried on one machine, its webhook receiver beside it (examples/webhook-receiver.mjs).
+    ...(values.demo === true ? { webhookAllowCidrs: [...(values.webhookAllowCidrs ?? []), ...DEMO_WEBHOOK_CIDRS] } : {}),
     keysFile: values.keysFile ?? (embedded && database !== ':memory:' ? defaultKeysFile(database) : undefined),
   };
 }

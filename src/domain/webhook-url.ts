@@ -92,8 +92,18 @@ export function checkWebhookUrl(text: string, allowList: BlockList, hasAllowList
     return { ok: false, reason: 'invalid', detail: 'plain http is only for addresses of --webhook-allow-cidr' };
   }
   if (literal && !webhookDialPolicy(allowList, url.protocol).permits(host)) {
-    return { ok: false, reason: 'refused', detail: `${addressClass(host)} address ${host}` };
+    const kind = addressClass(host);
+    return { ok: false, reason: 'refused', detail: `${kind} address ${host}${openable(host, kind) ? OPEN_WITH_FLAG : ''}` };
   }
-  if (!literal && /^(?:.+\.)?localhost\.?$/i.test(host)) return { ok: false, reason: 'refused', detail: `loopback name ${host}` };
+  // A name that says loopback is refused early, unless the operator opened loopback (the demo does).
+  if (!literal && /^(?:.+\.)?localhost\.?$/i.test(host) && !inList(allowList, '127.0.0.1')) {
+    return { ok: false, reason: 'refused', detail: `loopback name ${host}${OPEN_WITH_FLAG}` };
+  }
   return { ok: true, url };
 }
+
+/** Said beside a refusal the operator could lift, so the one who reads the 400 knows where. */
+const OPEN_WITH_FLAG = ' (an operator opens its network with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS)';
+
+const openable = (address: string, kind: ReturnType<typeof addressClass>): boolean =>
+  kind !== undefined && kind !== 'metadata' && kind !== 'link-local' && !inList(NEVER, address);

@@ -65,6 +65,7 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
     `  SIG=$(printf '{"command":"diagnostics","vin":"9BWZZZ377VT004251"}' | openssl dgst -sha256 -hmac '${first!.signSecret}' -r | cut -d' ' -f1)`,
     `  curl -s -X POST ${baseUrl}/vehicle-command -H "Authorization: Bearer $TOKEN" -H "X-Signature: $SIG" -H 'Content-Type: application/json' -d '{"vin":"9BWZZZ377VT004251","command":"diagnostics"}'`,
     '',
+    'Webhooks: receivers on this machine (http://127.0.0.1:…) are accepted in the demo; without --demo they need --webhook-allow-cidr.',
     `API docs: ${baseUrl}/docs`,
     '',
   ];

@@ -52,6 +52,11 @@ describe('webhook destinations, refused by default', () => {
       expect({ url, status: res.status }).toEqual({ url, status: 400 });
       expect(res.body.detail, url).toMatch(/^url points where webhooks may not go: /);
     }
+    // What an operator could open names the flag that opens it; a metadata address never does.
+    const loopback = await svc.request('POST', '/webhook-endpoints', { headers: auth, json: { url: 'https://127.0.0.1:9000/hook', event_types: ['*'] } });
+    expect(loopback.body).toEqual({ detail: 'url points where webhooks may not go: loopback address 127.0.0.1 (an operator opens its network with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).' });
+    const metadata = await svc.request('POST', '/webhook-endpoints', { headers: auth, json: { url: 'https://169.254.169.254/', event_types: ['*'] } });
+    expect(metadata.body).toEqual({ detail: 'url points where webhooks may not go: metadata address 169.254.169.254.' });
     for (const url of INVALID) {
       const res = await svc.request('POST', '/webhook-endpoints', { headers: auth, json: { url, event_types: ['*'] } });
       expect({ url, body: res.body }).toEqual({ url, body: { detail: 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).' } });
@@ -91,6 +96,9 @@ describe('webhook destinations, refused by default', () => {
     expect(checkWebhookUrl('http://[fd00:ec2::23]/', cgnat, true)).toMatchObject({ ok: false, reason: 'refused' });
     expect(checkWebhookUrl('http://100.64.1.2/hook', cgnat, true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl('http://example.com/hook', allowListOf([]), false)).toMatchObject({ ok: false, reason: 'invalid' });
+    // The name localhost is refused early unless loopback is open (the demo opens it).
+    expect(checkWebhookUrl('http://localhost:3000/hook', lan, true)).toMatchObject({ ok: false, reason: 'refused' });
+    expect(checkWebhookUrl('http://localhost:3000/hook', allowListOf(['127.0.0.0/8', '::1/128']), true)).toMatchObject({ ok: true });
     expect(() => allowListOf(['10.0.0.0/33'])).toThrow(/not a CIDR range/);
     expect(() => allowListOf(['ten/8'])).toThrow(/not a CIDR range/);
   });
