@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 // A webhook receiver: verifies every delivery on its raw body with the endpoint's secret,
-// answers the verification challenge, and handles events by type. Registers itself, then sends
-// a diagnostics command and exits once that command's outcome has arrived by webhook.
-// The service must allow plain HTTP to this machine:
-//   TELEMATICS_WEBHOOK_ALLOW_CIDRS=127.0.0.0/8 npm start
-//   set -a; . data/demo.env; set +a; node examples/webhook-receiver.mjs
+// answers the verification challenge, and handles events by type. Against `npm start`:
+//   npm start                                              # terminal 1: the demo
+//   set -a; . data/demo.env; set +a                        # terminal 2: its credentials
+//   node examples/webhook-receiver.mjs
+// What it does, in order:
+//   1. listens on a free port of 127.0.0.1 (the service itself has 8080);
+//   2. registers http://127.0.0.1:<that port>/telematics: the answer holds the endpoint's secret,
+//      shown only then (the demo accepts receivers on this machine; a service without --demo
+//      needs `--webhook-allow-cidr 127.0.0.0/8`);
+//   3. the service sends a signed `webhook.verification`; the receiver checks its signature with
+//      that secret and echoes its challenge, and the endpoint turns `enabled`;
+//   4. sends a diagnostics command and exits once the command's outcome has arrived by webhook.
 import { createServer } from 'node:http';
 import { TelematicsClient, WebhookVerificationError } from '@telematics/sdk';
 
@@ -46,13 +53,17 @@ const server = createServer(async (req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${server.address().port}/telematics`;
 
-const endpoint = await client.webhookEndpoints.create({ url, event_types: ['command.succeeded', 'command.failed'] });
+const endpoint = await client.webhookEndpoints.create({ url, event_types: ['command.succeeded', 'command.failed'] }).catch((error) => {
+  server.close();
+  console.error(`registering ${url} failed: ${error.message}`);
+  process.exit(1);
+});
 secret = endpoint.secret; // shown once: keep it in your secret store
 registered();
 console.log(`registered ${endpoint.id} at ${url}`);
 try {
   for (let i = 0; (await client.webhookEndpoints.get(endpoint.id)).status !== 'enabled'; i += 1) {
-    if (i === 20) throw new Error('the endpoint was not enabled: is 127.0.0.0/8 in TELEMATICS_WEBHOOK_ALLOW_CIDRS?');
+    if (i === 20) throw new Error(`the endpoint was not enabled: did ${url} answer the verification?`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const vin = (await client.vehicles.list())[0].vin;
