@@ -17,10 +17,12 @@ import { registerTrips } from './trips-command.js';
 import { errorLine, UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
 import { unsupportedNodeWarning } from './node-support.js';
+import { packageVersion } from './package-version.js';
 
 export function buildProgram(): Command {
   const program = new Command('telematics')
     .description('Self-hostable vehicle telematics service')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .exitOverride()
     .showHelpAfterError(false)
     // Commander quotes the unknown option or command it refuses; subcommands inherit this.
