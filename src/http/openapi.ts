@@ -7,6 +7,7 @@ import { errors, TYPED_SHAPES, webhooksSection, type ErrorName } from '@telemati
 /** Errors of the connection or of an unknown path, answered before any route is chosen. */
 export const CONNECTION_ERRORS: readonly ErrorName[] = ['malformedHttp', 'requestTimeout', 'headersTooLarge', 'notFound'];
 import { compressResponses } from './compression.js';
+import { DOCS_PAGE, SERVICE_TITLE } from './docs-page.js';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it. */
 /** Operations whose body may be left out: @fastify/swagger marks every body required. */
@@ -38,7 +39,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Vehicle Telematics Service',
+        title: SERVICE_TITLE,
         version: '0.1.0',
         description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error '
           + '(each operation lists its own with their stable codes). Before any route, a request may also be answered:\n'
@@ -75,7 +76,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, ...DOCS_PAGE });
   // The document is tens of KiB: compressed, in a scope of its own so /docs is left as it is.
   await app.register(async (document) => {
     await compressResponses(document);

@@ -24,10 +24,20 @@ describe.each(DATABASE_KINDS)('operations endpoints on %s', (kind) => {
     for (const field of ['company', 'vin', 'plate', 'oem', 'model', 'year', 'status', 'created']) expect(vehicle).toContain(`"${field}"`);
   });
 
-  it('when /docs is opened, then an HTML page is served', async () => {
+  it("when /docs is opened, then an HTML page is served under the service's name and icon, not the framework's", async () => {
     const res = await svc.request('GET', '/docs/');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.text).toContain('<title>Vehicle Telematics Service: API</title>');
+    expect(res.text).not.toMatch(/Swagger UI|favicon-32x32/);
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="\.(\/static\/theme\/favicon\.svg)"/.exec(res.text);
+    expect(icon).not.toBeNull();
+    const served = await svc.request('GET', `/docs${icon![1]}`);
+    expect({ status: served.status, type: served.headers.get('content-type') }).toMatchObject({ status: 200, type: expect.stringContaining('image/svg+xml') });
+    // The top bar's logo is replaced by one that reads the service's name.
+    const initializer = await svc.request('GET', '/docs/static/swagger-initializer.js');
+    const logo = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(initializer.text);
+    expect(Buffer.from(logo![1]!, 'base64').toString('utf8')).toContain('>Vehicle Telematics Service</text>');
   });
 
   it('when /metrics is scraped, then request counts are labelled by route template, not by raw URL', async () => {
