@@ -75,6 +75,8 @@ export function commandRoutes(deps: Omit<CommandServiceDeps, 'signatures'>, cloc
       schema: {
         operationId: 'getVehicleCommand',
         summary: 'Read a command\'s status',
+        description: 'A command this application created, with its status and detail; poll it until the status is final, or follow its command event. '
+          + 'Another application\'s command answers 403.',
         tags: ['commands'],
         security: bearerSecurity,
         params: CommandParams,

@@ -3,7 +3,7 @@ import { HealthStatus } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { settleWithin } from '../domain/settle-within.js';
 import { pingDatabase } from '../store/ping-database.js';
-import { errorResponses, noSecurity } from './schemas.js';
+import { errorResponses, noSecurity, REQUEST_ERRORS } from './schemas.js';
 import type { AppDeps, ReadinessCheck } from './app-deps.js';
 
 /** A readiness probe must answer quickly even when the database hangs. */
@@ -24,7 +24,7 @@ export function healthRoutes(deps: Pick<AppDeps, 'store' | 'readiness'>): Fastif
   const checks = deps.readiness;
   return async (app) => {
     app.get('/healthz', {
-      schema: { operationId: 'getLiveness', summary: 'Liveness: the process is running', tags: ['operations'], security: noSecurity, response: { 200: HealthStatus } },
+      schema: { operationId: 'getLiveness', summary: 'Liveness: the process is running', description: 'No authentication. Answers while the process runs, whatever its dependencies do; on the operations listener with --ops-port.', tags: ['operations'], security: noSecurity, response: { 200: HealthStatus, ...errorResponses(REQUEST_ERRORS) } },
       logLevel: 'warn',
     }, async () => ({ status: 'ok' }));
 
@@ -33,8 +33,9 @@ export function healthRoutes(deps: Pick<AppDeps, 'store' | 'readiness'>): Fastif
         operationId: 'getReadiness',
         security: noSecurity,
         summary: 'Readiness: the database answers (with an ingest queue, its streams have a quorum)',
+        description: 'No authentication. 503 while a dependency does not answer within 2 s; on the operations listener with --ops-port.',
         tags: ['operations'],
-        response: { 200: HealthStatus, ...errorResponses('unavailable') },
+        response: { 200: HealthStatus, ...errorResponses(REQUEST_ERRORS, 'unavailable') },
       },
       logLevel: 'warn',
     }, async () => {

@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { documentedAs, noSecurity } from './schemas.js';
+import { Type, type TSchema } from 'typebox';
+import { documentedAs, errorResponses, noSecurity, REQUEST_ERRORS } from './schemas.js';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 
@@ -9,6 +9,9 @@ import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-clie
  * Node version, so /metrics can live on the operations listener instead of the API port
  * (`--ops-port`); the histogram is fed by the API app either way.
  */
+/** The answer as documented: text, while its errors stay the JSON every route answers. */
+const PROMETHEUS_TEXT = { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } } as unknown as TSchema;
+
 /** Upper bounds of the request histogram, seconds. */
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
@@ -102,10 +105,11 @@ export class ServiceMetrics {
   serve(app: FastifyInstance): void {
     app.get('/metrics', {
       schema: {
-        operationId: 'getMetrics', summary: 'Prometheus metrics', tags: ['operations'], security: noSecurity, produces: ['text/plain'],
+        operationId: 'getMetrics', summary: 'Prometheus metrics', description: 'No authentication. Request counts and durations by route template, and the service\'s own gauges, in the Prometheus text format; only on the operations listener when --ops-port is set.', tags: ['operations'], security: noSecurity,
       },
       // Documented only: a response schema would have the serializer quote the text.
-      config: { swaggerTransform: documentedAs({ response: { 200: Type.String({ description: 'Prometheus text exposition format' }) } }) },
+      // Its 404: the API port's answer once --ops-port moved it.
+      config: { swaggerTransform: documentedAs({ response: { 200: PROMETHEUS_TEXT, ...errorResponses(REQUEST_ERRORS, 'notFound') } }) },
       logLevel: 'warn',
     }, async (_request, reply) => {
       reply.type(this.registry.contentType);

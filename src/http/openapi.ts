@@ -4,10 +4,12 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import swaggerUi from '@fastify/swagger-ui';
 import { errors, TYPED_SHAPES, webhooksSection, type ErrorName } from '@telematics/contract';
 
-/** Errors of the connection or of an unknown path, answered before any route is chosen. */
-export const CONNECTION_ERRORS: readonly ErrorName[] = ['malformedHttp', 'requestTimeout', 'headersTooLarge', 'notFound'];
 import { compressResponses } from './compression.js';
 import { DOCS_PAGE, SERVICE_TITLE } from './docs-page.js';
+import { REQUEST_ERRORS } from './schemas.js';
+
+/** Errors of the connection or of an unknown path, answered before any route is chosen. */
+export const CONNECTION_ERRORS: readonly ErrorName[] = [...REQUEST_ERRORS, 'notFound'];
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it. */
 /** Operations whose body may be left out: @fastify/swagger marks every body required. */
@@ -47,6 +49,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           + '\n\nThe web console\'s own routes (`/console/*`, docs/console.md) are not part of this interface and not listed here; besides the errors above they answer:\n'
           + CONSOLE_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n'),
         license: { name: 'MIT', identifier: 'MIT' },
+        // Each deployment serves this document, and whoever runs it is who its clients ask; the
+        // project names no address of its own (SECURITY.md).
+        contact: { name: 'The operator of this service' },
       },
       // Relative: wherever this document is served from (each deployment has its own address).
       servers: [{ url: '/', description: 'The service that serves this document' }],

@@ -19,6 +19,11 @@ const SERVER_ERRORS: readonly ErrorName[] = ['internal', 'unavailable'];
 export const JSON_BODY_ERRORS: readonly ErrorName[] = ['malformedJson', 'invalidRequest', 'bodyTooLarge', 'unsupportedMediaType'];
 /** What the bearer authentication answers. */
 export const AUTH_ERRORS: readonly ErrorName[] = ['notAuthenticated', 'invalidToken'];
+/**
+ * What any request may be answered before a route is chosen; listed on the routes that refuse
+ * nothing of their own (probes, metrics), so no operation reads as if it could not fail.
+ */
+export const REQUEST_ERRORS: readonly ErrorName[] = ['malformedHttp', 'requestTimeout', 'headersTooLarge'];
 /** A path parameter too long to route (before authentication). */
 export const PATH_ERRORS: readonly ErrorName[] = ['urlTooLong'];
 

@@ -29,6 +29,8 @@ export function tokenRoute(deps: AppDeps, limits: RequestLimits): FastifyPluginA
       schema: {
         operationId: 'createToken',
         summary: 'Exchange client credentials for an access token',
+        description: 'A form-encoded body with `client_id` and `client_secret` (or `username` and `password`), `Accept` allowing JSON. '
+          + 'Answers a JWT for the application and its company, and its lifetime in seconds. Limited per client address.',
         tags: ['auth'],
         security: noSecurity,
         consumes: [FORM],

@@ -75,6 +75,7 @@ export function vehicleRoutes(deps: AppDeps): FastifyPluginAsync {
       schema: {
         operationId: 'getVehicle',
         summary: 'Read one vehicle by VIN',
+        description: 'A vehicle of the token\'s company, in any status. A VIN that is unknown or another company\'s answers the same 404.',
         tags: ['vehicles'],
         security: bearerSecurity,
         params: VehicleParams,

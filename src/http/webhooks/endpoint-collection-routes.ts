@@ -46,7 +46,7 @@ export function endpointCollectionRoutes(deps: WebhookDeps, logger: FastifyBaseL
     });
 
     app.get('/webhook-endpoints', {
-      schema: { operationId: 'listWebhookEndpoints', summary: "List the application's webhook endpoints", tags: ['webhooks'], security: bearerSecurity, response: { 200: Type.Array(Endpoint), ...errorResponses(AUTH_ERRORS) } },
+      schema: { operationId: 'listWebhookEndpoints', summary: "List the application's webhook endpoints", description: 'Every endpoint the token\'s application registered, with its status (pending_verification, enabled, disabled) and, when disabled, why.', tags: ['webhooks'], security: bearerSecurity, response: { 200: Type.Array(Endpoint), ...errorResponses(AUTH_ERRORS) } },
     }, async (request) => listEndpoints(deps, ownerOf(request)));
   };
 }

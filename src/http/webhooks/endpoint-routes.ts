@@ -13,7 +13,7 @@ export function endpointRoutes(deps: WebhookDeps): FastifyPluginAsync {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
     app.get('/webhook-endpoints/:id', {
-      schema: { operationId: 'getWebhookEndpoint', summary: 'Read a webhook endpoint', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 200: Endpoint, ...errorResponses(ONE_ENDPOINT) } },
+      schema: { operationId: 'getWebhookEndpoint', summary: 'Read a webhook endpoint', description: 'One of the application\'s endpoints, with its status; its secret is never shown again. Another application\'s reads as 404.', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 200: Endpoint, ...errorResponses(ONE_ENDPOINT) } },
     }, async (request) => endpointResource(await ownEndpoint(deps, ownerOf(request), request.params.id)));
 
     app.delete('/webhook-endpoints/:id', {

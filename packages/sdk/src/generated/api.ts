@@ -9,7 +9,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /**
+         * Prometheus metrics
+         * @description No authentication. Request counts and durations by route template, and the service's own gauges, in the Prometheus text format; only on the operations listener when --ops-port is set.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -26,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is running */
+        /**
+         * Liveness: the process is running
+         * @description No authentication. Answers while the process runs, whatever its dependencies do; on the operations listener with --ops-port.
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -43,7 +49,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers (with an ingest queue, its streams have a quorum) */
+        /**
+         * Readiness: the database answers (with an ingest queue, its streams have a quorum)
+         * @description No authentication. 503 while a dependency does not answer within 2 s; on the operations listener with --ops-port.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange client credentials for an access token */
+        /**
+         * Exchange client credentials for an access token
+         * @description A form-encoded body with `client_id` and `client_secret` (or `username` and `password`), `Accept` allowing JSON. Answers a JWT for the application and its company, and its lifetime in seconds. Limited per client address.
+         */
         post: operations["createToken"];
         delete?: never;
         options?: never;
@@ -117,7 +129,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one vehicle by VIN */
+        /**
+         * Read one vehicle by VIN
+         * @description A vehicle of the token's company, in any status. A VIN that is unknown or another company's answers the same 404.
+         */
         get: operations["getVehicle"];
         put?: never;
         post?: never;
@@ -214,7 +229,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a command's status */
+        /**
+         * Read a command's status
+         * @description A command this application created, with its status and detail; poll it until the status is final, or follow its command event. Another application's command answers 403.
+         */
         get: operations["getVehicleCommand"];
         put?: never;
         post?: never;
@@ -291,7 +309,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the application's webhook endpoints */
+        /**
+         * List the application's webhook endpoints
+         * @description Every endpoint the token's application registered, with its status (pending_verification, enabled, disabled) and, when disabled, why.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
@@ -312,7 +333,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a webhook endpoint */
+        /**
+         * Read a webhook endpoint
+         * @description One of the application's endpoints, with its status; its secret is never shown again. Another application's reads as 404.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
@@ -916,6 +940,62 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description - `TLM_MALFORMED_HTTP`: `Malformed HTTP request.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_NOT_FOUND`: `Not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_REQUEST_TIMEOUT`: `The request was not received in time.` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_HEADERS_TOO_LARGE`: `Request headers are too large.` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getLiveness: {
@@ -938,6 +1018,53 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `TLM_MALFORMED_HTTP`: `Malformed HTTP request.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_REQUEST_TIMEOUT`: `The request was not received in time.` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_HEADERS_TOO_LARGE`: `Request headers are too large.` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getReadiness: {
@@ -958,6 +1085,33 @@ export interface operations {
                     "application/json": {
                         status: string;
                     };
+                };
+            };
+            /** @description - `TLM_MALFORMED_HTTP`: `Malformed HTTP request.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_REQUEST_TIMEOUT`: `The request was not received in time.` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_HEADERS_TOO_LARGE`: `Request headers are too large.` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
