@@ -32,6 +32,10 @@ describe('the walk-through', () => {
       if (!/\bcurl\s/.test(step.command) || step.expected.length > 0) continue;
       expect(step.command, `${step.file}:${step.line} prints nothing, so its curl output must be captured`).toMatch(/^\s*[A-Z_]+=\$\(curl/m);
     }
+    // A JSON answer has no newline of its own: a curl that shows one on the terminal adds it.
+    const code = (command: string) => command.replace(/\s+#.*$/gm, '').replace(/'[^']*'/g, "''");
+    const bare = steps.filter((s) => /^curl -si? /.test(s.command) && !/^curl -si? -w '\\n' /.test(s.command) && !/\|| -o |-sN/.test(code(s.command)));
+    expect(bare.map((s) => `${s.file}:${s.line} ${s.command.split('\n')[0]}`)).toEqual([]);
   });
 
   it('when a section holds shell output lines, then it ends only at a heading of its level or higher outside code, and its steps keep their file and line', () => {
