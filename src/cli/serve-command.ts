@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/load-config.js';
 import { SETTINGS, type ServiceConfig } from '../config/settings.js';
 import { createLogger, humanLogDestination } from '../logger.js';
-import { startService } from '../service.js';
 import { progressBar, type Progress } from './progress-bar.js';
 import { addSettingOptions, settingFlagsOf } from './setting-options.js';
 import { Terminal } from './terminal.js';
@@ -22,6 +21,8 @@ export function registerServe(program: Command, run: (config: ServiceConfig) => 
 
 /** Runs the service until SIGTERM or SIGINT, then closes it (or exits after 10 s). */
 async function runService(config: ServiceConfig): Promise<void> {
+  // Imported here: the service's parts are most of the code, and the other commands need none of them.
+  const { startService } = await import('../service.js');
   const terminal = new Terminal();
   const service = await startService(config, {
     logger: serviceLogger(config, terminal),

@@ -2,9 +2,11 @@
  * The settings each component takes, shaped from the configuration: the one place a setting's
  * name in SETTINGS meets the name its component gives it.
  */
-import { TRIP_DETECTION_INTERVAL_MS } from '../trips/trip-worker.js';
 import type { ServiceConfig } from './settings.js';
 import { trackerListenersOf } from '../gateway/tracker-ports.js';
+
+/** How often `serve` runs the trip pass: a trip is seen ended within the lateness (1 min) plus this. */
+export const TRIP_DETECTION_INTERVAL_MS = 5000;
 
 /** The D9 thresholds and detection settings as configured. */
 export function tripSettingsOf(config: ServiceConfig) {

@@ -1,7 +1,7 @@
 /**
  * The background side of trips: `runTripDetectionOnce` brings every vehicle's trips up to date
  * and drops trips past retention; `tripDetectionWorker` is that pass for the periodic loop, every
- * `intervalMs` (`TRIP_DETECTION_INTERVAL_MS`). A pass only
+ * `intervalMs` (`TRIP_DETECTION_INTERVAL_MS` in config/component-settings.ts). A pass only
  * opens a transaction for vehicles with something to do (`tripDetectionCandidates`), and
  * the retention sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
  */
@@ -17,9 +17,6 @@ export interface TripWorkerSettings extends TripDetectionSettings {
   readonly retentionMs: number;
   readonly intervalMs: number;
 }
-
-/** How often `serve` runs the pass: a trip is seen ended within the lateness (1 min) plus this. */
-export const TRIP_DETECTION_INTERVAL_MS = 5000;
 
 /** Trips end days apart from their retention limit: sweeping every few minutes is plenty. */
 const EXPIRY_INTERVAL_MS = 10 * 60_000;

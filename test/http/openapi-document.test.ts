@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { COMMAND_NAMES, DATAPOINT_NAMES, errors, TRIP_DATAPOINT_NAMES } from '@telematics/contract';
-import { openApiDocumentText } from '../../src/cli/openapi-command.js';
+import { openApiDocumentText } from '../../src/cli/openapi-document.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const COMMITTED = new URL('../../openapi/openapi.json', import.meta.url);

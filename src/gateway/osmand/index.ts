@@ -4,7 +4,6 @@
  */
 import { DEVICE_PROTOCOL_RULES } from '../../domain/trackers.js';
 import type { TrackerProtocolModule } from '../tracker-protocol-module.js';
-import { startOsmandListener } from './listener.js';
 import { osmandEndpoint, osmandEndpointProblem, SimulatedOsmandPhone } from './simulated-device.js';
 
 export const osmand: TrackerProtocolModule<'osmand'> = {
@@ -14,7 +13,9 @@ export const osmand: TrackerProtocolModule<'osmand'> = {
   listener: {
     demoPort: 5055,
     tls: false,
-    listen: startOsmandListener,
+    // Loaded when a listener starts: its HTTP server would otherwise weigh on every CLI command,
+    // which reads this module through the configuration's port settings.
+    listen: async (settings, context) => (await import('./listener.js')).startOsmandListener(settings, context),
     endpoint: osmandEndpoint,
     describe: ({ endpoint }) => `OsmAnd phone apps: ${endpoint.replace(/\/$/, '')}`,
   },
