@@ -1,15 +1,15 @@
 /**
- * One simulated vehicle: it parks, drives to random destinations around São Paulo, refuels or
- * charges, and its odometer, fuel or charge, speed, rpm and heading follow from the motion.
+ * One simulated vehicle: it parks, drives along São Paulo's main roads (road-network.ts) to random
+ * destinations, refuels or charges, and its odometer, fuel or charge, speed, rpm and heading
+ * follow from the motion.
  * `step` advances it by a fixed number of seconds; everything random comes from its own seeded
  * stream, so the same seed gives the same history.
  */
 import { bearingDeg, distanceKm, moveKm, type Point } from '../domain/geo.js';
 import type { SimProfile } from '../domain/vehicle.js';
 import { SeededRandom } from './seeded-random.js';
+import { CRUISE_KMH, saoPauloRoads, type RouteLeg } from './road-network.js';
 
-/** Greater São Paulo, where destinations are drawn. */
-export const AREA = Object.freeze({ minLat: -23.68, maxLat: -23.45, minLon: -46.78, maxLon: -46.45 });
 
 export type Powertrain = 'combustion' | 'electric';
 export type Activity = 'parked' | 'driving' | 'stopped' | 'refueling' | 'charging';
@@ -39,6 +39,9 @@ const EV_CHARGE_KW = 7.2;
 const MAX_ACCEL_KMH_PER_S = 9;
 const MAX_BRAKE_KMH_PER_S = 14;
 const ARRIVAL_KM = 0.03;
+/** A turn sharper than this slows the vehicle down before the junction. */
+const SHARP_TURN_DEG = 45;
+const TURN_KMH = 20;
 
 export class SimulatedVehicle {
   readonly vin: string;
@@ -57,8 +60,10 @@ export class SimulatedVehicle {
   activity: Activity = 'parked';
   /** When the current parked, stopped, refueling or charging spell ends (epoch ms). */
   #until = 0;
-  #target: Point | undefined;
-  #cruiseKmh = 40;
+  #route: RouteLeg[] = [];
+  #leg = 0;
+  /** Where in its road class's cruise range this drive settles (0 slowest, 1 fastest). */
+  #pace = 0.5;
   #needsEnergy = false;
   /** A remote `disable_ignition` keeps it parked until enabled again. */
   immobilized = false;
@@ -78,7 +83,8 @@ export class SimulatedVehicle {
     this.tankLiters = start.tankLiters;
     this.#rng = SeededRandom.derive(seed, start.vin);
     const r = this.#rng;
-    this.position = start.resume?.position ?? { lat: r.between(AREA.minLat, AREA.maxLat), lon: r.between(AREA.minLon, AREA.maxLon) };
+    const roads = saoPauloRoads();
+    this.position = start.resume?.position ?? roads.nodes[Math.floor(r.next() * roads.nodes.length)]!;
     this.odometerKm = start.resume?.odometerKm ?? Math.round(r.between(5_000, 80_000));
     this.energyPct = start.resume?.energyPct ?? r.between(45, 95);
     this.heading = Math.floor(r.between(0, 360));
@@ -119,8 +125,8 @@ export class SimulatedVehicle {
     }
     if (now < this.#until || this.immobilized) return;
     this.#needsEnergy = this.powertrain === 'combustion' && this.energyPct < 15;
-    this.#target = this.#needsEnergy ? moveKm(this.position, this.#rng.between(0, 360), this.#rng.between(0.8, 2.5)) : this.#destination();
-    this.#cruiseKmh = this.#rng.between(30, 65);
+    this.#driveTo(this.#needsEnergy ? this.#destination(0.8, 2.5) : this.#destination(2, 18));
+    this.#pace = this.#rng.next();
     this.activity = 'driving';
     this.#driveStart = { at: now, odometerKm: this.odometerKm };
   }
@@ -135,9 +141,10 @@ export class SimulatedVehicle {
   }
 
   #whileDriving(now: number, seconds: number): void {
-    const target = this.#target!;
-    const remaining = distanceKm(this.position, target);
-    if (remaining <= ARRIVAL_KM) {
+    const leg = this.#route[this.#leg];
+    const toTurn = leg ? distanceKm(this.position, leg.to) : 0;
+    const remaining = toTurn + this.#route.slice(this.#leg + 1).reduce((km, l) => km + l.km, 0);
+    if (!leg || remaining <= ARRIVAL_KM) {
       this.#arrive(now);
       return;
     }
@@ -148,16 +155,42 @@ export class SimulatedVehicle {
       this.#until = now + this.#rng.between(20, 90) * 1000;
       return;
     }
-    // Slow down near the destination, otherwise wander around the cruise speed.
-    const wanted = Math.min(this.#cruiseKmh + this.#rng.between(-8, 8), Math.max(12, remaining * 400));
+    // Cruise by road class, slow down for a sharp turn and near the destination.
+    const [slow, fast] = CRUISE_KMH[leg.roadClass];
+    const cruise = slow + (fast - slow) * this.#pace + this.#rng.between(-8, 8);
+    const turn = leg.turnDeg > SHARP_TURN_DEG ? TURN_KMH + toTurn * 300 : Infinity;
+    const wanted = Math.min(cruise, turn, Math.max(12, remaining * 400));
     const change = Math.max(-MAX_BRAKE_KMH_PER_S * seconds, Math.min(MAX_ACCEL_KMH_PER_S * seconds, wanted - this.speedKmh));
     const previous = this.speedKmh;
     this.speedKmh = Math.max(0, Math.min(120, previous + change));
-    const km = Math.min(remaining, (((previous + this.speedKmh) / 2) * seconds) / 3600);
-    this.heading = (bearingDeg(this.position, target) + this.#rng.between(-4, 4) + 360) % 360;
-    this.position = moveKm(this.position, this.heading, km);
+    const before = this.position;
+    this.#advance(Math.min(remaining, (((previous + this.speedKmh) / 2) * seconds) / 3600));
+    // What the positions say it drove: a sample cuts the corner of a junction passed between two samples.
+    const km = distanceKm(before, this.position);
     this.odometerKm += km;
     this.#consume(km);
+  }
+
+  /** Moves `km` along the route, through as many junctions as that takes. */
+  #advance(km: number): void {
+    let left = km;
+    while (left > 0 && this.#leg < this.#route.length) {
+      const leg = this.#route[this.#leg]!;
+      const toEnd = distanceKm(this.position, leg.to);
+      if (toEnd > 0) this.heading = bearingDeg(this.position, leg.to);
+      if (left < toEnd) {
+        this.position = moveKm(this.position, this.heading, left);
+        return;
+      }
+      this.position = leg.to;
+      left -= toEnd;
+      this.#leg += 1;
+    }
+  }
+
+  #driveTo(node: number): void {
+    this.#route = saoPauloRoads().route(this.position, node);
+    this.#leg = 0;
   }
 
   #arrive(now: number): void {
@@ -170,7 +203,7 @@ export class SimulatedVehicle {
       return;
     }
     if (this.profile === 'moving') {
-      this.#target = this.#destination();
+      this.#driveTo(this.#destination(2, 18));
       this.#driveStart = { at: now, odometerKm: this.odometerKm };
       return;
     }
@@ -190,13 +223,13 @@ export class SimulatedVehicle {
     }
   }
 
-  #destination(): Point {
-    const r = this.#rng;
-    for (;;) {
-      const candidate = { lat: r.between(AREA.minLat, AREA.maxLat), lon: r.between(AREA.minLon, AREA.maxLon) };
-      const km = distanceKm(this.position, candidate);
-      if (km >= 2 && km <= 18) return candidate;
-    }
+  /** A road node `minKm`–`maxKm` away as the crow flies (the nearest other node if none is). */
+  #destination(minKm: number, maxKm: number): number {
+    const roads = saoPauloRoads();
+    const candidates = roads.nodesWithin(this.position, minKm, maxKm);
+    if (candidates.length > 0) return this.#rng.pick(candidates);
+    const here = roads.nearest(this.position);
+    return roads.nodesWithin(this.position, 0.2, Infinity).sort((a, b) => distanceKm(roads.nodes[a]!, this.position) - distanceKm(roads.nodes[b]!, this.position)).find((n) => n !== here) ?? here;
   }
 
   #consume(km: number): void {
