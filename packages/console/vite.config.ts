@@ -1,11 +1,12 @@
 import { defineConfig } from 'vite';
 import preact from '@preact/preset-vite';
+import { mapPlaces } from './build/places-plugin.js';
 
 // Served by the service at /console/ (src/http/console/console-plugin.ts): hashed file names are cached
 // for a year, index.html never.
 export default defineConfig({
   base: '/console/',
-  plugins: [preact()],
+  plugins: [preact(), mapPlaces()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

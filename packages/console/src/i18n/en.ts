@@ -102,6 +102,7 @@ export const en = {
   englishLine: 'In English',
   stateStale: 'Not reporting since {time}',
   chartTime: 'Time',
+  vehicleOnMap: '{plate}: {state}. Open the vehicle',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -104,4 +104,5 @@ export const ptBR: Record<MessageKey, string> = {
   englishLine: 'Em inglês',
   stateStale: 'Sem reportar desde {time}',
   chartTime: 'Hora',
+  vehicleOnMap: '{plate}: {state}. Abrir o veículo',
 };

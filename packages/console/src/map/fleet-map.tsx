@@ -6,12 +6,20 @@ import { numberOf } from '../parts/vehicle-status.js';
 import type { Basemap, VehicleLatest } from '../types.js';
 import { STATE_COLOURS } from './base-style.js';
 import { MapView } from './map-view.js';
+import { VehicleLabels, type VehicleLabel } from './vehicle-labels.js';
 
-/** The last known positions, coloured by state; a click opens the vehicle. */
-export function FleetMap(props: { rows: readonly VehicleLatest[]; basemap: Basemap | null }) {
+/** The last known positions, coloured by state and labelled with the plate; a click opens the vehicle. */
+export function FleetMap(props: { rows: readonly (VehicleLatest & { readonly plate?: string })[]; basemap: Basemap | null }) {
   const { t } = useI18n();
   const { route } = useLocation();
   const mapRef = useRef<MapLibreMap | undefined>(undefined);
+  const labelsRef = useRef<VehicleLabels | undefined>(undefined);
+  const labels = (): VehicleLabel[] => props.rows.flatMap((r) => {
+    const lat = numberOf(r.record, 'latitude');
+    const lon = numberOf(r.record, 'longitude');
+    const plate = r.plate || r.vin;
+    return lat === undefined || lon === undefined ? [] : [{ vin: r.vin, plate, title: t('vehicleOnMap', { plate, state: t(`state_${r.state}`) }), lngLat: [lon, lat] }];
+  });
   const collection = () => ({
     type: 'FeatureCollection' as const,
     features: props.rows.flatMap((r) => {
@@ -26,6 +34,7 @@ export function FleetMap(props: { rows: readonly VehicleLatest[]; basemap: Basem
     const map = mapRef.current;
     const source = map?.getSource('vehicles') as GeoJSONSource | undefined;
     source?.setData(collection());
+    labelsRef.current?.set(labels());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.rows]);
   const onMap = (map: MapLibreMap) => {
@@ -35,6 +44,8 @@ export function FleetMap(props: { rows: readonly VehicleLatest[]; basemap: Basem
       map.addSource('vehicles', { type: 'geojson', data });
       map.addLayer({ id: 'vehicles', type: 'circle', source: 'vehicles', paint: { 'circle-radius': 7, 'circle-color': ['get', 'colour'], 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } });
       fitTo(map, data.features.map((f) => f.geometry.coordinates as [number, number]));
+      labelsRef.current = new VehicleLabels(map, (vin) => route(`/console/vehicles/${vin}`));
+      labelsRef.current.set(labels());
       map.on('click', 'vehicles', (event) => {
         const vin = event.features?.[0]?.properties?.vin as string | undefined;
         if (vin) route(`/console/vehicles/${vin}`);
@@ -43,6 +54,7 @@ export function FleetMap(props: { rows: readonly VehicleLatest[]; basemap: Basem
       map.on('mouseleave', 'vehicles', () => { map.getCanvas().style.cursor = ''; });
     });
   };
+  useEffect(() => () => labelsRef.current?.remove(), []);
   return <MapView basemap={props.basemap} label={t('mapOfFleet')} onMap={onMap} />;
 }
 

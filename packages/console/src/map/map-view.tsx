@@ -4,12 +4,13 @@
  * box says so and the screen's tables carry the data.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Map as MapLibreMap, setWorkerUrl } from 'maplibre-gl';
+import { Map as MapLibreMap, ScaleControl, setWorkerUrl } from 'maplibre-gl';
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import { useI18n } from '../i18n/i18n.js';
 import type { Basemap } from '../types.js';
 import { addStyleBasemap, baseStyle } from './base-style.js';
+import { PLACES_ATTRIBUTION, showPlaces } from './context-layers.js';
 
 setWorkerUrl(workerUrl);
 
@@ -23,7 +24,7 @@ export function MapView(props: { basemap: Basemap | null; label: string; onMap(m
     try {
       map = new MapLibreMap({
         container: box.current!, style: baseStyle(props.basemap), center: [-46.63, -23.55], zoom: 9,
-        attributionControl: { compact: true }, fadeDuration: 0,
+        attributionControl: { compact: true, customAttribution: PLACES_ATTRIBUTION }, fadeDuration: 0,
       });
     } catch (error) {
       console.info('map unavailable', error);
@@ -43,10 +44,19 @@ export function MapView(props: { basemap: Basemap | null; label: string; onMap(m
         import('./pmtiles-basemap.js').then((m) => m.addPmtilesBasemap(map, basemap.url, basemap.attribution)).catch(() => setTilesFailed(true));
       });
     }
-    map.on('idle', () => setState('idle'));
+    map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
+    // The compact attribution opens itself on load, over the scale bar and the map's lower edge.
+    map.once('load', () => box.current?.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show'));
+    const element = box.current!;
+    const hidePlaces = showPlaces(map, element);
+    map.on('idle', () => {
+      // Tests read what the context layers hold without reading the canvas.
+      element.dataset.roadFeatures = String(map.getSource('roads') ? map.querySourceFeatures('roads').length : 0);
+      setState('idle');
+    });
     map.on('dataloading', () => setState('loading'));
     const cleanup = props.onMap(map);
-    return () => { cleanup?.(); map.remove(); };
+    return () => { cleanup?.(); hidePlaces(); map.remove(); };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   return (

@@ -1,0 +1,5 @@
+/** Built by build/places-plugin.ts: [name, longitude, latitude, zoom from which it is labelled], biggest first. */
+declare module 'virtual:map-places' {
+  const places: readonly (readonly [string, number, number, number])[];
+  export default places;
+}
