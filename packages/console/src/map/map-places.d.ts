@@ -1,5 +1,3 @@
 /** Built by build/places-plugin.ts: [name, longitude, latitude, zoom from which it is labelled], biggest first. */
-declare module 'virtual:map-places' {
-  const places: readonly (readonly [string, number, number, number])[];
-  export default places;
-}
+declare const places: readonly (readonly [string, number, number, number])[];
+export default places;
