@@ -10,7 +10,6 @@ import type { SimProfile } from '../domain/vehicle.js';
 import { SeededRandom } from './seeded-random.js';
 import { CRUISE_KMH, saoPauloRoads, type RouteLeg } from './road-network.js';
 
-
 export type Powertrain = 'combustion' | 'electric';
 export type Activity = 'parked' | 'driving' | 'stopped' | 'refueling' | 'charging';
 
@@ -229,7 +228,8 @@ export class SimulatedVehicle {
     const candidates = roads.nodesWithin(this.position, minKm, maxKm);
     if (candidates.length > 0) return this.#rng.pick(candidates);
     const here = roads.nearest(this.position);
-    return roads.nodesWithin(this.position, 0.2, Infinity).sort((a, b) => distanceKm(roads.nodes[a]!, this.position) - distanceKm(roads.nodes[b]!, this.position)).find((n) => n !== here) ?? here;
+    const away = (n: number) => distanceKm(roads.nodes[n]!, this.position);
+    return roads.nodes.map((_, n) => n).filter((n) => n !== here).sort((a, b) => away(a) - away(b))[0] ?? here;
   }
 
   #consume(km: number): void {
