@@ -61,6 +61,8 @@ export class SimulatedVehicle {
   #until = 0;
   #route: RouteLeg[] = [];
   #leg = 0;
+  /** Per leg, the km of the legs after it: the distance left is one lookup a step. */
+  #after: number[] = [];
   /** Where in its road class's cruise range this drive settles (0 slowest, 1 fastest). */
   #pace = 0.5;
   #needsEnergy = false;
@@ -142,7 +144,7 @@ export class SimulatedVehicle {
   #whileDriving(now: number, seconds: number): void {
     const leg = this.#route[this.#leg];
     const toTurn = leg ? distanceKm(this.position, leg.to) : 0;
-    const remaining = toTurn + this.#route.slice(this.#leg + 1).reduce((km, l) => km + l.km, 0);
+    const remaining = toTurn + (this.#after[this.#leg] ?? 0);
     if (!leg || remaining <= ARRIVAL_KM) {
       this.#arrive(now);
       return;
@@ -190,6 +192,8 @@ export class SimulatedVehicle {
   #driveTo(node: number): void {
     this.#route = saoPauloRoads().route(this.position, node);
     this.#leg = 0;
+    this.#after = this.#route.map(() => 0);
+    for (let i = this.#route.length - 2; i >= 0; i -= 1) this.#after[i] = this.#after[i + 1]! + this.#route[i + 1]!.km;
   }
 
   #arrive(now: number): void {
