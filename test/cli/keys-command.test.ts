@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readKeyringFile } from '../../src/security/keyring-file.js';
 import { fixtureFleet } from '../support/fixture-fleet.js';
 import { BIN } from '../support/service-process.js';
+import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
 
@@ -76,7 +77,7 @@ describe('telematics keys', () => {
     expect(statSync(join(dir, 'etc', 'telematics')).mode & 0o777).toBe(0o700);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await cli('keys', 'generate', join(dir, 'etc', 'telematics', 'second.json'))).stdout.trim()).toBe(`wrote ${join(dir, 'etc', 'telematics', 'second.json')}`);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when a key id starts with "-" (base64url), then retire takes it as the id, and a mistyped option is still refused', async () => {
     expect((await fails('keys', 'retire', '-iSKEtDTf43N', '--jwt')).stderr).toMatch(/has no jwt key "-iSKEtDTf43N"/);

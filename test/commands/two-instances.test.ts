@@ -46,7 +46,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
       new CommandWorker(second, new ConnectorRegistry(svc.connectorSettings), svc.clock, settings),
     ];
     const finished = [0, 0];
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + scaled(60_000);
     const pending = async () => Number((await svc.store.db.selectFrom('commands').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'Pending').executeTakeFirstOrThrow()).n);
     await Promise.all(workers.map(async (worker, i) => {
       while (Date.now() < deadline && (await pending()) > 0) {

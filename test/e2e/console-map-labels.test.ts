@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { accessibilityViolations, launchChromium, openPage, screenshot } from './console-browser.js';
+import { scaled } from '../support/timeouts.js';
 
 const TEXTS = {
   en: { signIn: 'Sign in', open: 'Open the vehicle', moving: 'Moving' },
@@ -27,7 +28,7 @@ describe('console map labels in Chromium', () => {
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'console-map-labels-'));
     [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1h' }), launchChromium()]);
-  }, 120_000);
+  }, scaled(120_000));
   afterAll(async () => {
     await browser?.close();
     await demo?.stop();
@@ -44,10 +45,10 @@ describe('console map labels in Chromium', () => {
       await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
       await page.getByRole('button', { name: text.signIn }).click();
       const box = page.locator('.map-box[data-map-state="idle"]');
-      await box.waitFor({ timeout: 20_000 });
+      await box.waitFor({ timeout: scaled(20_000) });
 
       const labels = page.locator('.vehicle-label');
-      await expect.poll(() => labels.count(), { timeout: 10_000 }).toBe(ACME_PLATES.length);
+      await expect.poll(() => labels.count(), { timeout: scaled(10_000) }).toBe(ACME_PLATES.length);
       expect((await labels.allTextContents()).sort()).toEqual([...ACME_PLATES].sort());
       const titles = await labels.evaluateAll((all) => all.map((l) => l.getAttribute('title') ?? ''));
       expect(titles.every((t) => t.endsWith(text.open))).toBe(true);
@@ -61,7 +62,7 @@ describe('console map labels in Chromium', () => {
         }
       }
 
-      await expect.poll(() => page.locator('.place-label').allTextContents(), { timeout: 10_000 }).toContain('São Paulo');
+      await expect.poll(() => page.locator('.place-label').allTextContents(), { timeout: scaled(10_000) }).toContain('São Paulo');
       expect(Number(await box.getAttribute('data-road-features'))).toBeGreaterThan(10);
       await expect.poll(() => page.locator('.maplibregl-ctrl-scale').textContent()).toMatch(/^\d+\s?(m|km)$/);
       const attribution = await page.locator('.maplibregl-ctrl-attrib').evaluate((e) => e.textContent ?? '');
@@ -74,12 +75,12 @@ describe('console map labels in Chromium', () => {
       const vin = await plate.getAttribute('data-vin');
       await plate.click();
       await page.waitForURL(`**/console/vehicles/${vin}`);
-      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: 20_000 });
+      await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
       await expect.poll(() => page.locator('.maplibregl-ctrl-scale').count()).toBe(1);
       expect(watched.errors).toEqual([]);
       expect(watched.external).toEqual([]);
     } finally {
       await watched.context.close();
     }
-  }, 90_000);
+  }, scaled(90_000));
 });

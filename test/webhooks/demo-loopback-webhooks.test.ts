@@ -16,6 +16,7 @@ import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { freePort } from '../support/free-port.js';
 import { until } from '../support/until.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { scaled } from '../support/timeouts.js';
 
 const EVENTS_DOC = new URL('../../docs/events.md', import.meta.url);
 const PYTHON = spawnSync('python3', ['--version']).status === 0;
@@ -41,7 +42,7 @@ describe('webhooks against the demo, to a receiver on this machine', () => {
       body: new URLSearchParams({ client_id: demo.values['CLIENT_ID']!, client_secret: demo.values['CLIENT_SECRET']! }),
     }).then((r) => r.json() as Promise<{ token: string }>);
     auth = { authorization: `Bearer ${token.token}` };
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     python?.kill('SIGTERM');
@@ -64,7 +65,7 @@ describe('webhooks against the demo, to a receiver on this machine', () => {
     const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest('base64');
     expect(String(headers['webhook-signature']).split(' ')).toContain(`v1,${expected}`);
     await until('the endpoint enabled', async () => (await api('GET', `/webhook-endpoints/${created.body['id']}`)).body['status'] === 'enabled', 10_000);
-  }, 30_000);
+  }, scaled(30_000));
 
   it.skipIf(!PYTHON)("when docs/events.md's Python receiver is run as its steps say, then it is verified and answers a signed ping", async () => {
     const code = /```python\n([\s\S]*?)```/.exec(readFileSync(EVENTS_DOC, 'utf8'))![1]!;
@@ -91,7 +92,7 @@ describe('webhooks against the demo, to a receiver on this machine', () => {
       return res.status === 200;
     }, 15_000, 1000);
     expect(ping).toMatchObject({ status_code: 204, error: null });
-  }, 60_000);
+  }, scaled(60_000));
 
   it('when the same configuration is read without --demo, then loopback stays closed', () => {
     expect(loadConfig({}, {}).webhookAllowCidrs ?? []).toEqual([]);
