@@ -5,6 +5,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Writable } from 'node:stream';
+import { Agent, fetch } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { loadConfig, type FlagValues } from '../../src/config/load-config.js';
@@ -208,6 +209,9 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     loginTimeoutMs: trackers.loginTimeoutMs ?? gatewaySettings.loginTimeoutMs, idleTimeoutMs: trackers.idleTimeoutMs ?? gatewaySettings.idleTimeoutMs,
   }, metrics.registry, logger) : undefined;
 
+  // The tests' own connection pool, so a restart can drop it: a kept-alive connection to the
+  // closed server would otherwise be reused if no I/O turn let the pool see it close.
+  let connections = new Agent();
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined = options.raw;
@@ -219,7 +223,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(`${url}${path}`, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
+    const response = await fetch(`${url}${path}`, { method, headers, redirect: 'manual', dispatcher: connections, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     let parsed: unknown;
     try {
@@ -241,6 +245,8 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     get dispatcher() { return dispatcher; },
     async restartWithKeyring(next) {
       await app.close();
+      await connections.destroy();
+      connections = new Agent();
       currentKeyring = next;
       webhooks = webhooksWith(next);
       dispatcher = new WebhookDispatcher(webhooks, logger);
@@ -270,6 +276,7 @@ export async function startTestService(kind: DatabaseKind, fleet: unknown = fixt
     async close() {
       await gateway?.close();
       await app.close();
+      await connections.destroy();
       await backgroundWritesSettled(store); // as `serve` stops
       dispatcher.close();
       await dispatcher.settle();
