@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo } from '../support/demo-process.js';
-import { launchChromium, openPage } from './console-browser.js';
+import { launchChromium, openPage, submitSignIn } from './console-browser.js';
 import type { Browser } from 'playwright-core';
 import { scaled } from '../support/timeouts.js';
 
@@ -60,9 +60,7 @@ describe('console basemap in Chromium', () => {
     const watched = await openPage(browser, demo.values.BASE!, 'en', [origin]);
     const { page } = watched;
     await page.goto(`${demo.values.BASE}/console/`);
-    await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
-    await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! });
     await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
     return {
       watched, page,

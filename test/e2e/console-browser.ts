@@ -59,6 +59,19 @@ export async function openPage(browser: Browser, base: string, locale: 'en' | 'p
   return { context, page, errors, external };
 }
 
+/** The sign-in button in each language; the credential fields are labelled alike in both. */
+const SIGN_IN = { en: 'Sign in', 'pt-BR': 'Entrar' } as const;
+
+/** Fills the sign-in form the page shows and submits it; the caller waits for what it expects next. */
+export async function submitSignIn(
+  page: Page, credentials: { readonly clientId: string; readonly clientSecret: string; readonly signSecret?: string }, locale: 'en' | 'pt-BR' = 'en',
+): Promise<void> {
+  await page.getByLabel('Client id').fill(credentials.clientId);
+  await page.getByLabel('Client secret').fill(credentials.clientSecret);
+  if (credentials.signSecret !== undefined) await page.getByLabel(/^Sign-secret/).fill(credentials.signSecret);
+  await page.getByRole('button', { name: SIGN_IN[locale] }).click();
+}
+
 /**
  * axe's violations on the page as it is, the map canvas excluded (a picture, described by its
  * label). axe-core is evaluated in the page (its Playwright wrapper wants Node 22); evaluation

@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
-import { launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
+import { launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
 import { scaled } from '../support/timeouts.js';
 
 type Locale = 'en' | 'pt-BR';
 const SCREEN = { timezoneId: 'Asia/Tokyo', viewport: { width: 1366, height: 768 } };
 const TEXTS = {
-  en: { signIn: 'Sign in', fleet: 'Fleet', lastSeen: 'Last seen', speed: 'Speed (km/h)', battery: 'Battery (V)', moving: 'Moving', offline: 'Not reporting', zone: 'Times in', commands: 'Commands', enable: 'Enable ignition', cancel: 'Cancel' },
-  'pt-BR': { signIn: 'Entrar', fleet: 'Frota', lastSeen: 'Visto por último', speed: 'Velocidade (km/h)', battery: 'Bateria (V)', moving: 'Em movimento', offline: 'Sem reportar', zone: 'Horários em', commands: 'Comandos', enable: 'Habilitar ignição', cancel: 'Cancelar' },
+  en: { fleet: 'Fleet', lastSeen: 'Last seen', speed: 'Speed (km/h)', battery: 'Battery (V)', moving: 'Moving', offline: 'Not reporting', zone: 'Times in', commands: 'Commands', enable: 'Enable ignition', cancel: 'Cancel' },
+  'pt-BR': { fleet: 'Frota', lastSeen: 'Visto por último', speed: 'Velocidade (km/h)', battery: 'Bateria (V)', moving: 'Em movimento', offline: 'Sem reportar', zone: 'Horários em', commands: 'Comandos', enable: 'Habilitar ignição', cancel: 'Cancelar' },
 } as const;
 
 /** The 24-hour hour of a shown time ("12/2/26, 1:05:09 PM" or "02/12/2026, 13:05:09"). */
@@ -60,10 +60,7 @@ describe('console times and labels in Chromium', () => {
     opened.push(watched);
     const { page } = watched;
     await page.goto(`${base}/`);
-    await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
-    await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
-    if (signSecret !== undefined) await page.getByLabel(/^Sign-secret/).fill(signSecret);
-    await page.getByRole('button', { name: TEXTS[locale].signIn }).click();
+    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET!, signSecret }, locale);
     await page.getByRole('heading', { level: 1, name: TEXTS[locale].fleet }).waitFor();
     await page.locator('main [data-ready="true"]').first().waitFor();
     return page;
@@ -149,9 +146,7 @@ describe('console times and labels in Chromium', () => {
       });
       const { page } = watched;
       await page.goto(`${base}/`);
-      await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
-      await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
-      await page.getByRole('button', { name: t.signIn }).click();
+      await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
       await page.locator('main [data-ready="true"]').first().waitFor();
       const badge = page.locator(`table tbody tr[data-vin="${staleVin}"] .badge`);
       expect(await badge.innerText()).toBe(t.offline);

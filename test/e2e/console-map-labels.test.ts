@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot } from './console-browser.js';
+import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn } from './console-browser.js';
 import { scaled } from '../support/timeouts.js';
 
 const TEXTS = {
-  en: { signIn: 'Sign in', open: 'Open the vehicle', moving: 'Moving' },
-  'pt-BR': { signIn: 'Entrar', open: 'Abrir o veículo', moving: 'Em movimento' },
+  en: { open: 'Open the vehicle', moving: 'Moving' },
+  'pt-BR': { open: 'Abrir o veículo', moving: 'Em movimento' },
 } as const;
 /** Plates of the demo's ACME fleet (src/sim/demo-fleet.ts), the company signed in. */
 const ACME_PLATES = ['ABC1D23', 'FUN2E45', 'RIO3F67', 'EVA4G89', 'TRK7K01', 'FIO8L23'];
@@ -41,9 +41,7 @@ describe('console map labels in Chromium', () => {
     const { page } = watched;
     try {
       await page.goto(`${demo.values.BASE}/console/`);
-      await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
-      await page.getByLabel('Client secret').fill(demo.values.CLIENT_SECRET!);
-      await page.getByRole('button', { name: text.signIn }).click();
+      await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
       const box = page.locator('.map-box[data-map-state="idle"]');
       await box.waitFor({ timeout: scaled(20_000) });
 

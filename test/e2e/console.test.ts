@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { BIN } from '../support/service-process.js';
 import { until } from '../support/until.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot, type WatchedPage } from './console-browser.js';
+import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
 import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
@@ -41,8 +41,8 @@ async function tripsDetected(base: string, clientId: string, clientSecret: strin
   }, 60_000, 250);
 }
 const TEXTS = {
-  en: { signIn: 'Sign in', fleet: 'Fleet', clientId: 'Client id', secret: 'Client secret', commands: 'Commands', trips: 'Trips', ended: 'Your session ended. Sign in again.' },
-  'pt-BR': { signIn: 'Entrar', fleet: 'Frota', clientId: 'Client id', secret: 'Client secret', commands: 'Comandos', trips: 'Viagens', ended: 'Sua sessão terminou. Entre novamente.' },
+  en: { signIn: 'Sign in', fleet: 'Fleet', commands: 'Commands', trips: 'Trips', ended: 'Your session ended. Sign in again.' },
+  'pt-BR': { signIn: 'Entrar', fleet: 'Frota', commands: 'Comandos', trips: 'Viagens', ended: 'Sua sessão terminou. Entre novamente.' },
 } as const;
 
 describe('web console in Chromium', () => {
@@ -80,10 +80,7 @@ describe('web console in Chromium', () => {
   async function signIn(page: Page, locale: 'en' | 'pt-BR', signSecret?: string): Promise<void> {
     const t = TEXTS[locale];
     await page.goto(`${base}/`);
-    await page.getByLabel(t.clientId).fill(demo.values.CLIENT_ID!);
-    await page.getByLabel(t.secret).fill(demo.values.CLIENT_SECRET!);
-    if (signSecret !== undefined) await page.getByLabel(/^Sign-secret/).fill(signSecret);
-    await page.getByRole('button', { name: t.signIn }).click();
+    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET!, signSecret }, locale);
     await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
   }
 
