@@ -9,18 +9,21 @@ import type { StoreConnection } from '../store/connection.js';
 import { deleteEventsBefore } from '../store/events-queries.js';
 import { deleteWebhookHistoryBefore } from '../store/webhooks/history-retention.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
-import { runPresenceOnce, type PresenceSettings } from './vehicle-presence.js';
+import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
+import { PresenceFollower, runPresenceOnce, type PresenceSettings } from './vehicle-presence.js';
 
 /** How late a presence change may be noticed, at most, beyond the offline threshold. */
 export const PRESENCE_INTERVAL_MS = 30_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
 
-export function vehiclePresenceWorker(store: StoreConnection, clock: Clock, settings: PresenceSettings, logger: Logger): PeriodicWorker {
+/** Over the vehicles of the shards `shards` holds (renewed by the trip worker's passes, kept here). */
+export function vehiclePresenceWorker(store: StoreConnection, clock: Clock, settings: PresenceSettings, shards: VehicleShardLease, logger: Logger): PeriodicWorker {
+  const follower = new PresenceFollower(store, shards);
   return {
     name: 'vehicle presence',
     intervalMs: PRESENCE_INTERVAL_MS,
     async runOnce() {
-      const pass = await runPresenceOnce(store, clock.now(), settings);
+      const pass = await runPresenceOnce(store, clock.now(), settings, follower);
       if (pass.online > 0 || pass.offline > 0) logger.info(pass, 'vehicle presence changed');
     },
   };

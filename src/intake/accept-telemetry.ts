@@ -135,9 +135,9 @@ export async function storeTelemetryRows(store: StoreConnection, given: readonly
  * second event).
  */
 async function storeRecords(store: StoreConnection, rows: readonly TelemetryRow[], now: number): Promise<void> {
-  if (!rows.some((r) => isEventfulValue(r.event))) return insertTelemetry(store, rows);
+  if (!rows.some((r) => isEventfulValue(r.event))) return insertTelemetry(store, rows, now);
   await store.db.transaction().execute(async (trx) => {
-    const stored = await insertTelemetryRows(trx, store.capabilities, rows, true);
+    const stored = await insertTelemetryRows(trx, store.capabilities, rows, now, true);
     await appendEvents(trx, await impliedEvents(trx, stored.filter((r) => isEventfulValue(r.event))), now);
   });
 }

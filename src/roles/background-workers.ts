@@ -1,7 +1,7 @@
 /**
  * Every background worker of the service (the `workers` role), each a `runOnce` in the periodic
  * loop. Each coordinates with its copies in other processes through the database alone (command
- * leases, trip shard leases and per-VIN trip cursors, idempotent deletes), so any number of
+ * leases, vehicle shard leases and the followers' per-VIN cursors, idempotent deletes), so any number of
  * `workers` processes may run.
  */
 import type { Logger } from 'pino';
@@ -15,6 +15,7 @@ import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-work
 import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
 import type { PresenceSettings } from '../events/vehicle-presence.js';
 import { startPeriodicAll, type PeriodicWorker, type StopLoop } from '../workers/periodic.js';
+import { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 
 export interface BackgroundWorkerSettings {
   readonly telemetryRetentionMs: number;
@@ -27,19 +28,20 @@ export function startBackgroundWorkers(
   store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: BackgroundWorkerSettings, logger: Logger,
   webhooks?: { periodicWorker(): PeriodicWorker },
 ): StopLoop {
-  const trips = tripDetectionWorker(store, clock, settings.trips, logger);
+  // One lease for every follower of the store: this process looks after the same vehicles' trips and presence.
+  const shards = new VehicleShardLease(store, logger);
   const stop = startPeriodicAll([
     new CommandWorker(store, connectors, clock, undefined, logger).periodicWorker(),
-    trips,
+    tripDetectionWorker(store, clock, settings.trips, shards, logger),
     telemetryRetentionWorker(store, clock, settings.telemetryRetentionMs, logger),
     idempotencyKeyExpiryWorker(store, clock, logger),
-    vehiclePresenceWorker(store, clock, settings.presence, logger),
+    vehiclePresenceWorker(store, clock, settings.presence, shards, logger),
     eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
     ...(webhooks ? [webhooks.periodicWorker()] : []),
   ], { logger });
   return async () => {
     await stop();
     // Free at once for the other workers rather than after the lease; a failure only means they wait for it.
-    await trips.shards.release().catch(() => undefined);
+    await shards.release().catch(() => undefined);
   };
 }

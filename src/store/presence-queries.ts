@@ -2,36 +2,36 @@
  * Whether each vehicle is online (it sent a record lately), kept so that `vehicle.online` and
  * `vehicle.offline` are written once per change, by whichever process sees the change first.
  */
-import { sql } from 'kysely';
 import type { Db } from './connection.js';
 
 export interface PresenceCandidate {
   readonly vin: string;
   readonly companyId: string;
-  /** Whether the vehicle has a record at or after the cutoff. */
-  readonly recent: boolean;
   /** What was recorded last time: true online, false offline, undefined never looked at. */
   readonly online: boolean | undefined;
 }
 
-/**
- * Every vehicle, whether it has a record since `cutoff` (one index probe per vehicle, bounded by
- * time so PostgreSQL looks at recent partitions only), and its recorded presence.
- */
-export async function listPresence(db: Db, cutoff: number): Promise<PresenceCandidate[]> {
-  const { rows } = await sql<{ vin: string; company_id: string; recent: number | boolean; online: number | null }>`
-    select v.vin, v.company_id, exists (select 1 from telemetry t where t.vin = v.vin and t.ts >= ${cutoff}) as recent, p.online
-    from vehicles v left join vehicle_presence p on p.vin = v.vin`.execute(db);
-  return rows.map((r) => ({
-    vin: r.vin, companyId: r.company_id, recent: r.recent === true || r.recent === 1,
-    online: r.online === null ? undefined : r.online === 1,
-  }));
+/** The recorded presence of `vins` (vehicles that changed), with their companies. */
+export async function listPresenceOf(db: Db, vins: readonly string[]): Promise<PresenceCandidate[]> {
+  if (vins.length === 0) return [];
+  const rows = await db.selectFrom('vehicles as v').leftJoin('vehicle_presence as p', 'p.vin', 'v.vin')
+    .select(['v.vin', 'v.company_id', 'p.online']).where('v.vin', 'in', [...vins]).execute();
+  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, online: r.online === null ? undefined : r.online === 1 }));
 }
 
-/** The instant of the vehicle's newest record; null when it has none. */
-export async function newestRecordTs(db: Db, vin: string): Promise<number | null> {
-  const row = await db.selectFrom('telemetry').select((eb) => eb.fn.max('ts').as('ts')).where('vin', '=', vin).executeTakeFirst();
-  return row?.ts === null || row?.ts === undefined ? null : Number(row.ts);
+/**
+ * The vehicles recorded online whose newest record is older than `cutoff`: those going offline.
+ * With `from`, only those whose newest record is at or after it (the ones that crossed the cutoff
+ * since the pass before): a range of the last-seen index of migration 0020, so the pass reads the
+ * vehicles changing state, not every quiet one.
+ */
+export async function listGoneQuiet(db: Db, cutoff: number, from: number | undefined): Promise<PresenceCandidate[]> {
+  let q = db.selectFrom('vehicle_activity as a')
+    .innerJoin('vehicle_presence as p', 'p.vin', 'a.vin').innerJoin('vehicles as v', 'v.vin', 'a.vin')
+    .select(['a.vin', 'v.company_id']).where('p.online', '=', 1).where('a.last_seen', '<', cutoff);
+  if (from !== undefined) q = q.where('a.last_seen', '>=', from);
+  const rows = await q.execute();
+  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, online: true }));
 }
 
 /**

@@ -221,6 +221,15 @@ export interface EventPositionsTable {
   last_position: number;
 }
 
+/** One row per vehicle that has reported, kept by the statement storing its records (migration 0020). */
+export interface VehicleActivityTable {
+  vin: string;
+  /** Instant of the vehicle's newest stored record. */
+  last_seen: number;
+  /** When records of it were last stored, by the storing process's clock. */
+  changed_at: number;
+}
+
 export interface VehiclePresenceTable {
   vin: string;
   /** 1 online, 0 offline. */
@@ -328,6 +337,7 @@ export interface Database {
   events: EventsTable;
   event_positions: EventPositionsTable;
   vehicle_presence: VehiclePresenceTable;
+  vehicle_activity: VehicleActivityTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

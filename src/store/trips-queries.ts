@@ -60,20 +60,32 @@ export interface TripDetectionCandidate {
 }
 
 /**
- * The vehicles with records to feed: no cursor yet, a rewind asked for, or a record after the
- * cursor up to `horizon`. One query with an index probe per vehicle, so an idle fleet costs a
- * read, not a transaction and a write per vehicle.
+ * Of `vins` (vehicles that changed), those whose trip cursor has work: a rewind asked for, or a
+ * record after the cursor (or any, without one) up to `horizon`. One statement, an index probe
+ * per vehicle; the cursor is the fence, so a vehicle whose records are all fed, or all younger
+ * than the horizon, costs a probe and no transaction.
  */
-export function listVinsWithTripInputs(db: Db, horizon: number): Promise<TripDetectionCandidate[]> {
+export function listTripWork(db: Db, vins: readonly string[], horizon: number): Promise<TripDetectionCandidate[]> {
+  if (vins.length === 0) return Promise.resolve([]);
   return db.selectFrom('vehicles as v').leftJoin('trip_cursors as c', 'c.vin', 'v.vin')
     .select(['v.vin', 'v.fuel_capacity'])
+    .where('v.vin', 'in', [...vins])
     .where((eb) => eb.or([
-      eb('c.vin', 'is', null),
       eb('c.rewind_from', 'is not', null),
       eb.exists(eb.selectFrom('telemetry as t').select(sql.lit(1).as('one'))
-        .whereRef('t.vin', '=', 'v.vin').whereRef('t.ts', '>', 'c.processed_until').where('t.ts', '<=', horizon)),
+        .whereRef('t.vin', '=', 'v.vin').where('t.ts', '<=', horizon)
+        .where((t) => t.or([t('c.processed_until', 'is', null), t('t.ts', '>', t.ref('c.processed_until'))]))),
     ]))
     .execute();
+}
+
+/**
+ * The vehicles whose detector holds an open trip with no record since before `quietBefore`: time
+ * alone closes those. The partial index of migration 0020 holds only cursors with an open trip.
+ */
+export async function listOpenTripsQuietBefore(db: Db, quietBefore: number): Promise<TripDetectionCandidate[]> {
+  return db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
+    .select(['v.vin', 'v.fuel_capacity']).where('c.open_trip_last_ts', 'is not', null).where('c.open_trip_last_ts', '<', quietBefore).execute();
 }
 
 /** The vehicles whose detector holds an open trip, with the instant of its last record (time alone may close it). */

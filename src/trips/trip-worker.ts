@@ -1,17 +1,23 @@
 /**
- * The background side of trips: `runTripDetectionOnce` brings every vehicle's trips up to date
- * and drops trips past retention; `tripDetectionWorker` is that pass for the periodic loop, every
- * `intervalMs` (`TRIP_DETECTION_INTERVAL_MS` in config/component-settings.ts). A pass only
- * opens a transaction for vehicles with something to do (`tripDetectionCandidates`), and
- * the retention sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
+ * The background side of trips: `runTripDetectionOnce` brings the trips of the vehicles that
+ * changed up to date and drops trips past retention; `tripDetectionWorker` is that pass for the
+ * periodic loop, every `intervalMs` (`TRIP_DETECTION_INTERVAL_MS` in config/component-settings.ts).
+ * A pass learns which vehicles changed from the store's activity (workers/vehicle-change-feed.ts),
+ * asks their trip cursors which have records to feed, and adds the open trips that time alone now
+ * closes (an index over open trips): an idle fleet costs two index ranges a pass, whatever its
+ * size. It gives the event loop back between vehicles (workers/event-loop-turns.ts). The retention
+ * sweep, a scan of every trip, runs at most every `EXPIRY_INTERVAL_MS`.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import { FUTURE_TOLERANCE_MS } from '../domain/telemetry-record.js';
 import type { StoreConnection } from '../store/connection.js';
+import { deleteTripsEndedBefore, listOpenTripsQuietBefore, listTripWork, type TripDetectionCandidate } from '../store/trips-queries.js';
+import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
-import { deleteTripsEndedBefore, listOpenTripCursors, listVinsWithTripInputs, type TripDetectionCandidate } from '../store/trips-queries.js';
+import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
+import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 import { detectTripsForVin, type TripDetectionSettings } from './detect-trips.js';
-import { TripShardLease } from './trip-shards.js';
 
 export interface TripWorkerSettings extends TripDetectionSettings {
   readonly retentionMs: number;
@@ -22,69 +28,84 @@ export interface TripWorkerSettings extends TripDetectionSettings {
 const EXPIRY_INTERVAL_MS = 10 * 60_000;
 
 export interface TripPassReport {
-  /** Vehicles that had something to detect (new records, a rewind, an open trip, no cursor yet). */
+  /** Vehicles that had something to detect (new records, a rewind, an open trip to close). */
   vehicles: number;
   records: number;
   trips: number;
   expired: number;
+  /** Vehicles the pass learned had changed (of its shards). */
+  changed: number;
 }
 
 export interface TripPassOptions {
   /** Run the retention sweep too (default true). */
   readonly expire?: boolean;
   /** Only the vehicles of the shards this lease holds; every vehicle when absent. */
-  readonly shards?: TripShardLease;
+  readonly shards?: VehicleShardLease;
+  /** The worker's feed, which remembers its last look; absent, the pass looks at every vehicle that has reported. */
+  readonly feed?: VehicleChangeFeed;
+}
+
+/**
+ * A follower of trips reads changes this much further back: records younger than the lateness
+ * wait for a later pass, and a record may be stamped up to FUTURE_TOLERANCE_MS ahead.
+ */
+export function tripFeedLagMs(settings: TripDetectionSettings): number {
+  return settings.latenessMs + FUTURE_TOLERANCE_MS;
 }
 
 export async function runTripDetectionOnce(
   store: StoreConnection, clock: Clock, settings: TripWorkerSettings, options: TripPassOptions = {},
 ): Promise<TripPassReport> {
   const now = clock.now();
-  const report: TripPassReport = { vehicles: 0, records: 0, trips: 0, expired: 0 };
+  const report: TripPassReport = { vehicles: 0, records: 0, trips: 0, expired: 0, changed: 0 };
   const shards = options.shards;
   if (shards) await shards.renew(now);
-  for (const vehicle of await tripDetectionCandidates(store, now - settings.latenessMs, settings)) {
+  const feed = options.feed ?? new VehicleChangeFeed(store, shards, { lagMs: tripFeedLagMs(settings) });
+  const budget = new TurnBudget();
+  const horizon = now - settings.latenessMs;
+  const seen = new Set<string>();
+  const detect = async (vehicle: TripDetectionCandidate) => {
+    if (seen.has(vehicle.vin)) return;
+    seen.add(vehicle.vin);
     if (shards) {
       await shards.keep(clock.now());
-      if (!shards.holds(vehicle.vin)) continue;
+      if (!shards.holds(vehicle.vin)) return;
     }
+    await budget.yieldIfSpent();
     const r = await detectTripsForVin(store, vehicle.vin, vehicle.fuel_capacity, now, settings);
     report.vehicles += 1;
     report.records += r.records;
     report.trips += r.trips;
+  };
+  const look = feed.begin(now);
+  for await (const page of feed.pages(look, budget)) {
+    report.changed += page.length;
+    for (const vehicle of await listTripWork(store.db, page.map((v) => v.vin), horizon)) await detect(vehicle);
   }
+  for (const vehicle of await listOpenTripsQuietBefore(store.db, horizon - settings.thresholds.gapMs)) await detect(vehicle);
+  feed.end(look);
   if (options.expire ?? true) report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);
   return report;
 }
 
 /**
- * Vehicles with records to feed, and those whose open trip the horizon now closes (no record for
- * longer than the gap threshold); an open trip still within the gap waits, untouched.
- */
-async function tripDetectionCandidates(store: StoreConnection, horizon: number, settings: TripWorkerSettings): Promise<TripDetectionCandidate[]> {
-  const byVin = new Map<string, TripDetectionCandidate>();
-  for (const c of await listVinsWithTripInputs(store.db, horizon)) byVin.set(c.vin, c);
-  for (const c of await listOpenTripCursors(store.db)) {
-    if (!byVin.has(c.vin) && horizon - c.lastTs > settings.thresholds.gapMs) byVin.set(c.vin, c);
-  }
-  return [...byVin.values()].sort((a, b) => (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0));
-}
-
-/**
  * The pass as the periodic loop runs it: every `intervalMs`, over the vehicles of the shards this
- * process holds (trip-shards.ts), with the retention sweep at most every 10 minutes.
+ * process holds (workers/vehicle-shard-lease.ts, renewed at the start of each pass), with the
+ * retention sweep at most every 10 minutes.
  */
-export function tripDetectionWorker(store: StoreConnection, clock: Clock, settings: TripWorkerSettings, logger: Logger): PeriodicWorker & { readonly shards: TripShardLease } {
+export function tripDetectionWorker(
+  store: StoreConnection, clock: Clock, settings: TripWorkerSettings, shards: VehicleShardLease, logger: Logger,
+): PeriodicWorker {
   let expiredAt = -Infinity;
-  const shards = new TripShardLease(store, logger);
+  const feed = new VehicleChangeFeed(store, shards, { lagMs: tripFeedLagMs(settings) });
   return {
     name: 'trip detection',
     intervalMs: settings.intervalMs,
-    shards,
     async runOnce() {
       const expire = clock.now() - expiredAt >= EXPIRY_INTERVAL_MS;
       if (expire) expiredAt = clock.now();
-      const report = await runTripDetectionOnce(store, clock, settings, { expire, shards });
+      const report = await runTripDetectionOnce(store, clock, settings, { expire, shards, feed });
       if (report.trips > 0 || report.expired > 0) logger.info(report, 'trips detected');
     },
   };

@@ -5,7 +5,7 @@ import type { StoreConnection } from '../../src/store/connection.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/open-store.js';
 import {
-  INSERT_TELEMETRY_UNNEST_SQL, insertTelemetry, UNNEST_COLUMN_TYPES, type TelemetryRow,
+  INSERT_TELEMETRY_UNNEST_SQL, INSERT_WITH_ACTIVITY_SQL, insertTelemetry, UNNEST_COLUMN_TYPES, type TelemetryRow,
 } from '../../src/store/telemetry/insert.js';
 import { ensureTelemetryPartitions } from '../../src/store/telemetry/partitions.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../support/databases.js';
@@ -53,6 +53,19 @@ describe.each(DATABASE_KINDS)('insertTelemetry on %s', (kind) => {
       const mine = rows.filter((r) => r.vin === vin);
       expect(await stored(vin)).toEqual(mine.map(expected));
     }
+  });
+
+  it('when records of a vehicle are stored, then its activity row holds its newest instant, never lowered by older records, and when they were stored', async () => {
+    const vin = '1HGBH41JXMN600001';
+    const activity = () => store.db.selectFrom('vehicle_activity').select(['last_seen', 'changed_at']).where('vin', '=', vin).executeTakeFirst();
+    expect(await activity()).toBeUndefined();
+    await insertTelemetry(store, [fullRow(vin, 5), fullRow(vin, 9), fullRow(vin, 2)], T + 60_000);
+    expect(await activity()).toEqual({ last_seen: fullRow(vin, 9).ts, changed_at: T + 60_000 });
+    // Buffered history arriving later: the newest instant stays, the change is recorded.
+    await insertTelemetry(store, [fullRow(vin, 1)], T + 120_000);
+    expect(await activity()).toEqual({ last_seen: fullRow(vin, 9).ts, changed_at: T + 120_000 });
+    await insertTelemetry(store, [fullRow(vin, 30), fullRow('1HGBH41JXMN600002', 3)], T + 180_000);
+    expect(await activity()).toEqual({ last_seen: fullRow(vin, 30).ts, changed_at: T + 180_000 });
   });
 
   it('when the same (vin, ts) comes twice in one call and again in a later call, then the first one is kept', async () => {
@@ -139,9 +152,11 @@ describe.each(DATABASE_KINDS)('insertTelemetry on %s', (kind) => {
         // query(text, values), or query({ name, text, values }) once the text is a named statement.
         const [first, second] = spy.mock.calls[0]! as unknown as [string | { text: string; values: unknown[][] }, unknown[][]];
         const [text, params] = typeof first === 'string' ? [first, second] : [first.text, first.values];
-        expect(text).toBe(INSERT_TELEMETRY_UNNEST_SQL);
-        expect(params).toHaveLength(COLUMNS.length);
-        for (const array of params) expect(array).toHaveLength(n);
+        expect(text).toBe(INSERT_WITH_ACTIVITY_SQL);
+        // One array per column, then the vehicle's activity: its VIN, its newest instant, when stored.
+        expect(params).toHaveLength(COLUMNS.length + 3);
+        for (const array of params.slice(0, COLUMNS.length)) expect(array).toHaveLength(n);
+        expect(params.slice(COLUMNS.length, COLUMNS.length + 2)).toEqual([[vin], [fullRow(vin, n - 1).ts]]);
       }
     } finally {
       spy.mockRestore();

@@ -13,7 +13,7 @@ import { DEFAULT_TRIP_THRESHOLDS } from '../support/trip-settings.js';
 import { vinPartition } from '../../src/domain/vin-partition.js';
 import { TRIP_SHARD_COUNT } from '../../src/store/migrations/0018-trip-shards.js';
 import { leaseTripShards } from '../../src/store/trip-shards-queries.js';
-import { TripShardLease } from '../../src/trips/trip-shards.js';
+import { VehicleShardLease } from '../../src/workers/vehicle-shard-lease.js';
 import { runTripDetectionOnce } from '../../src/trips/trip-worker.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS } from '../support/fixture-fleet.js';
@@ -94,8 +94,8 @@ describe.each(DATABASE_KINDS)('trip detection shards on %s', (kind) => {
       const records = drive.map((r: TripInput) => ({ vin, date_time: iso(r.ts), speed: r.speed, latitude: r.latitude, longitude: r.longitude, odometer: r.odometer }));
       expect((await svc.ingest(records)).body.rejected).toEqual([]);
     }
-    const first = new TripShardLease(svc.store, quiet, LEASE);
-    const second = new TripShardLease(svc.store, quiet, LEASE);
+    const first = new VehicleShardLease(svc.store, quiet, LEASE);
+    const second = new VehicleShardLease(svc.store, quiet, LEASE);
     // Two passes each so the shares settle, then detect with both.
     await first.renew(svc.clock.now());
     await second.renew(svc.clock.now());
@@ -106,11 +106,10 @@ describe.each(DATABASE_KINDS)('trip detection shards on %s', (kind) => {
 
     const a = await runTripDetectionOnce(svc.store, svc.clock, settings, { expire: false, shards: first });
     const b = await runTripDetectionOnce(svc.store, svc.clock, settings, { expire: false, shards: second });
-    // Every vehicle of the fleet is a candidate on a first pass (no cursor yet); each worker visits its own.
-    const fleet = [...ALPHA_VINS, ...BETA_VINS];
-    const mine = (lease: TripShardLease) => fleet.filter((v) => lease.held.has(vinPartition(v, TRIP_SHARD_COUNT))).length;
+    // Every vehicle that reported is a candidate on a first pass (no cursor yet); each worker visits its own.
+    const mine = (lease: VehicleShardLease) => vins.filter((v) => lease.held.has(vinPartition(v, TRIP_SHARD_COUNT))).length;
     expect([a.vehicles, b.vehicles]).toEqual([mine(first), mine(second)]);
-    expect(a.vehicles + b.vehicles).toBe(fleet.length);
+    expect(a.vehicles + b.vehicles).toBe(vins.length);
     const trips = await svc.store.db.selectFrom('trips').select(['vin']).where('vin', 'in', vins).execute();
     expect(trips.map((t) => t.vin).sort()).toEqual([...vins].sort());
 

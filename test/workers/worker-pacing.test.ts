@@ -13,6 +13,7 @@ import { telemetryRetentionWorker } from '../../src/ingest/telemetry-retention.j
 import { ConnectorRegistry } from '../../src/oem/connector-registry.js';
 import { insertTrips } from '../../src/store/trips-queries.js';
 import { tripDetectionWorker } from '../../src/trips/trip-worker.js';
+import { VehicleShardLease } from '../../src/workers/vehicle-shard-lease.js';
 import { commandClient } from '../support/command-client.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
@@ -32,7 +33,7 @@ describe('worker pacing', () => {
   it('when the service starts its workers, then each keeps its interval', () => {
     const commands = new CommandWorker(svc.store, new ConnectorRegistry({ initiateTimeoutMs: 1, pollTimeoutMs: 1 }), svc.clock, undefined, silent).periodicWorker();
     expect(commands).toMatchObject({ name: 'command polling', intervalMs: 250, busyIntervalMs: 0, retryAfterMs: 1000 });
-    expect(tripDetectionWorker(svc.store, svc.clock, tripSettingsOf(loadConfig({}, {})), silent)).toMatchObject({ name: 'trip detection', intervalMs: 5000 });
+    expect(tripDetectionWorker(svc.store, svc.clock, tripSettingsOf(loadConfig({}, {})), new VehicleShardLease(svc.store, silent), silent)).toMatchObject({ name: 'trip detection', intervalMs: 5000 });
     expect(telemetryRetentionWorker(svc.store, svc.clock, 192 * 3_600_000, silent)).toMatchObject({ name: 'telemetry retention', intervalMs: 3_600_000 });
     expect(idempotencyKeyExpiryWorker(svc.store, svc.clock, silent)).toMatchObject({ name: 'idempotency key expiry', intervalMs: 3_600_000 });
   });
@@ -55,7 +56,7 @@ describe('worker pacing', () => {
   });
 
   it('when trip passes follow each other, then trips past retention are swept on the first and then at most every 10 minutes', async () => {
-    const worker = tripDetectionWorker(svc.store, svc.clock, tripSettingsOf(loadConfig({}, {})), silent);
+    const worker = tripDetectionWorker(svc.store, svc.clock, tripSettingsOf(loadConfig({}, {})), new VehicleShardLease(svc.store, silent), silent);
     const oldTrips = async () => (await svc.store.db.selectFrom('trips').select('end_ts').where('vin', '=', ALPHA_VINS[0]).execute()).length;
     await insertTrips(svc.store.db, ALPHA_VINS[0], [oldTrip(T0 - 91 * DAY)], T0);
     await worker.runOnce();

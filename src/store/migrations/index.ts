@@ -19,6 +19,7 @@ import { consoleSessionsMigration } from './0016-console-sessions.js';
 import { consoleCommandProofMigration } from './0017-console-command-proof.js';
 import { tripShardsMigration } from './0018-trip-shards.js';
 import { simulationStateMigration } from './0019-simulation-state.js';
+import { vehicleActivityMigration } from './0020-vehicle-activity.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -45,6 +46,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0017-console-command-proof': consoleCommandProofMigration,
     '0018-trip-shards': tripShardsMigration,
     '0019-simulation-state': simulationStateMigration,
+    '0020-vehicle-activity': vehicleActivityMigration,
   });
 }
 

@@ -1,5 +1,5 @@
 /** The one statement that stores telemetry (the intake's storage half calls it). */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { TelemetryRecord } from '../../domain/telemetry-record.js';
 import type { Db, StoreConnection } from '../connection.js';
@@ -58,6 +58,30 @@ export const INSERT_TELEMETRY_UNNEST_SQL =
   `select * from unnest(${UNNEST_COLUMNS.map((c, i) => `$${i + 1}::${UNNEST_COLUMN_TYPES[c]}[]`).join(', ')}) ` +
   `on conflict (vin, ts) do nothing`;
 
+/** The newest instant of a row kept in vehicle_activity: the greater of the stored and the new one. */
+const NEWER_LAST_SEEN = 'case when excluded.last_seen > vehicle_activity.last_seen then excluded.last_seen else vehicle_activity.last_seen end';
+
+/**
+ * The PostgreSQL statement that stores telemetry and its vehicles' activity together (one round
+ * trip, one atomic statement): the telemetry insert as a data-modifying CTE, the activity upsert
+ * from three more parameters (the batch's VINs, each one's newest instant, the storing instant).
+ * PostgreSQL runs the primary statement (activity) before the unreferenced CTE (telemetry), so
+ * every call takes its row locks in one order, activity by VIN then telemetry by VIN and instant,
+ * and concurrent calls cannot deadlock. `returning` answers the telemetry rows this call stored.
+ */
+function insertWithActivitySql(returnStored: boolean): string {
+  const n = UNNEST_COLUMNS.length;
+  const activity = `insert into vehicle_activity (vin, last_seen, changed_at) ` +
+    `select vin, last_seen, $${n + 3}::int8 from unnest($${n + 1}::varchar[], $${n + 2}::int8[]) as a(vin, last_seen) ` +
+    `on conflict (vin) do update set last_seen = ${NEWER_LAST_SEEN}, changed_at = excluded.changed_at`;
+  return returnStored
+    ? `with stored as (${INSERT_TELEMETRY_UNNEST_SQL} returning vin, ts, event), activity as (${activity}) select vin, ts, event from stored`
+    : `with stored as (${INSERT_TELEMETRY_UNNEST_SQL}) ${activity}`;
+}
+
+export const INSERT_WITH_ACTIVITY_SQL = insertWithActivitySql(false);
+const INSERT_WITH_ACTIVITY_RETURNING_SQL = insertWithActivitySql(true);
+
 export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): TelemetryRow {
   return {
     vin: record.vin,
@@ -76,8 +100,8 @@ const byVinThenInstant = (a: TelemetryRow, b: TelemetryRow) => (a.vin < b.vin ? 
  * atomic: a single statement where array parameters exist (PostgreSQL), otherwise multi-row
  * INSERTs of at most INSERT_CHUNK rows in one transaction (SQLite), or in the caller's.
  */
-export async function insertTelemetry(store: StoreConnection, given: readonly TelemetryRow[]): Promise<void> {
-  await insertTelemetryRows(store.db, store.capabilities, given);
+export async function insertTelemetry(store: StoreConnection, given: readonly TelemetryRow[], storedAt = Date.now()): Promise<void> {
+  await insertTelemetryRows(store.db, store.capabilities, given, storedAt);
 }
 
 /** A row this call stored (not one already there), with its `event` value. */
@@ -90,9 +114,15 @@ export interface StoredEventValue {
 /**
  * `insertTelemetry` on a given connection or transaction (the intake's, when events go with it).
  * With `returnStored`, answers the rows it stored: only those can imply an event, since a row
- * already there had its events written when it was stored.
+ * already there had its events written when it was stored. Every VIN of the batch gets its
+ * `vehicle_activity` row in the same statement or transaction, changed at `storedAt` (the
+ * followers' clock: the intake's `now`), its newest instant raised to the batch's. A row resent
+ * counts as a change too: followers find nothing new behind it, which costs them a look, not a
+ * wrong answer.
  */
-export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[], returnStored = false): Promise<StoredEventValue[]> {
+export async function insertTelemetryRows(
+  db: Db, capabilities: DialectCapabilities, given: readonly TelemetryRow[], storedAt: number, returnStored = false,
+): Promise<StoredEventValue[]> {
   if (given.length === 0) return [];
   const stored: StoredEventValue[] = [];
   const keep = (rows: readonly { vin: string; ts: number | string; event: string | null }[]) => {
@@ -108,8 +138,9 @@ export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilit
       const row = rows[r]!;
       for (let c = 0; c < UNNEST_COLUMNS.length; c++) arrays[c]![r] = row[UNNEST_COLUMNS[c]!] ?? null;
     }
+    const [vins, newest] = newestByVin(rows);
     const result = await db.executeQuery<{ vin: string; ts: string; event: string | null }>(
-      CompiledQuery.raw(returnStored ? `${INSERT_TELEMETRY_UNNEST_SQL} returning vin, ts, event` : INSERT_TELEMETRY_UNNEST_SQL, arrays),
+      CompiledQuery.raw(returnStored ? INSERT_WITH_ACTIVITY_RETURNING_SQL : INSERT_WITH_ACTIVITY_SQL, [...arrays, vins, newest, storedAt]),
     );
     if (returnStored) keep(result.rows);
     return stored;
@@ -122,6 +153,24 @@ export async function insertTelemetryRows(db: Db, capabilities: DialectCapabilit
       if (returnStored) keep(await insert.returning(['vin', 'ts', 'event']).execute());
       else await insert.execute();
     }
+    const [vins, newest] = newestByVin(given);
+    for (let i = 0; i < vins.length; i += INSERT_CHUNK) {
+      await trx.insertInto('vehicle_activity')
+        .values(vins.slice(i, i + INSERT_CHUNK).map((vin, j) => ({ vin, last_seen: newest[i + j]!, changed_at: storedAt })))
+        .onConflict((oc) => oc.column('vin').doUpdateSet({ last_seen: sql.raw(NEWER_LAST_SEEN), changed_at: (eb) => eb.ref('excluded.changed_at') }))
+        .execute();
+    }
   });
   return stored;
+}
+
+/** The batch's VINs in order, and each one's newest instant: what its activity row is raised to. */
+function newestByVin(rows: readonly TelemetryRow[]): [string[], number[]] {
+  const newest = new Map<string, number>();
+  for (const r of rows) {
+    const known = newest.get(r.vin);
+    if (known === undefined || r.ts > known) newest.set(r.vin, r.ts);
+  }
+  const vins = [...newest.keys()].sort();
+  return [vins, vins.map((vin) => newest.get(vin)!)];
 }
