@@ -19,19 +19,28 @@ export async function listPresenceOf(db: Db, vins: readonly string[]): Promise<P
   return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, online: r.online === null ? undefined : r.online === 1 }));
 }
 
+/** A vehicle going quiet, with the instant of its newest record (where the next page starts). */
+export interface QuietCandidate extends PresenceCandidate {
+  readonly lastSeen: number;
+}
+
 /**
- * The vehicles recorded online whose newest record is older than `cutoff`: those going offline.
- * With `from`, only those whose newest record is at or after it (the ones that crossed the cutoff
- * since the pass before): a range of the last-seen index of migration 0020, so the pass reads the
- * vehicles changing state, not every quiet one.
+ * The vehicles recorded online whose newest record is older than `cutoff`: those going offline,
+ * one page by newest record then VIN, after `after`. With `from`, only those whose newest record
+ * is at or after it (the ones that crossed the cutoff since the pass before): a range of the
+ * last-seen index of migration 0020, so the pass reads the vehicles changing state, not every
+ * quiet one.
  */
-export async function listGoneQuiet(db: Db, cutoff: number, from: number | undefined): Promise<PresenceCandidate[]> {
+export async function listGoneQuiet(
+  db: Db, cutoff: number, from: number | undefined, after: { lastSeen: number; vin: string } | undefined, limit: number,
+): Promise<QuietCandidate[]> {
   let q = db.selectFrom('vehicle_activity as a')
     .innerJoin('vehicle_presence as p', 'p.vin', 'a.vin').innerJoin('vehicles as v', 'v.vin', 'a.vin')
-    .select(['a.vin', 'v.company_id']).where('p.online', '=', 1).where('a.last_seen', '<', cutoff);
+    .select(['a.vin', 'a.last_seen', 'v.company_id']).where('p.online', '=', 1).where('a.last_seen', '<', cutoff);
   if (from !== undefined) q = q.where('a.last_seen', '>=', from);
-  const rows = await q.execute();
-  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, online: true }));
+  if (after) q = q.where((eb) => eb(eb.refTuple('a.last_seen', 'a.vin'), '>', eb.tuple(after.lastSeen, after.vin)));
+  const rows = await q.orderBy('a.last_seen').orderBy('a.vin').limit(limit).execute();
+  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, online: true, lastSeen: Number(r.last_seen) }));
 }
 
 /**

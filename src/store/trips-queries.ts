@@ -79,13 +79,24 @@ export function listTripWork(db: Db, vins: readonly string[], horizon: number): 
     .execute();
 }
 
+/** An open trip's vehicle, with the instant of its last record (where the next page starts). */
+export interface OpenTripCandidate extends TripDetectionCandidate {
+  readonly lastTs: number;
+}
+
 /**
  * The vehicles whose detector holds an open trip with no record since before `quietBefore`: time
- * alone closes those. The partial index of migration 0020 holds only cursors with an open trip.
+ * alone closes those. One page by last record then VIN, after `after`, through the partial index
+ * of migration 0020, which holds only cursors with an open trip.
  */
-export async function listOpenTripsQuietBefore(db: Db, quietBefore: number): Promise<TripDetectionCandidate[]> {
-  return db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
-    .select(['v.vin', 'v.fuel_capacity']).where('c.open_trip_last_ts', 'is not', null).where('c.open_trip_last_ts', '<', quietBefore).execute();
+export async function listOpenTripsQuietBefore(
+  db: Db, quietBefore: number, after: { lastTs: number; vin: string } | undefined, limit: number,
+): Promise<OpenTripCandidate[]> {
+  let q = db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
+    .select(['v.vin', 'v.fuel_capacity', 'c.open_trip_last_ts']).where('c.open_trip_last_ts', 'is not', null).where('c.open_trip_last_ts', '<', quietBefore);
+  if (after) q = q.where((eb) => eb(eb.refTuple('c.open_trip_last_ts', 'c.vin'), '>', eb.tuple(after.lastTs, after.vin)));
+  const rows = await q.orderBy('c.open_trip_last_ts').orderBy('c.vin').limit(limit).execute();
+  return rows.map((r) => ({ vin: r.vin, fuel_capacity: r.fuel_capacity, lastTs: Number(r.open_trip_last_ts) }));
 }
 
 /** The vehicles whose detector holds an open trip, with the instant of its last record (time alone may close it). */

@@ -12,7 +12,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { FUTURE_TOLERANCE_MS } from '../domain/telemetry-record.js';
 import type { StoreConnection } from '../store/connection.js';
-import { deleteTripsEndedBefore, listOpenTripsQuietBefore, listTripWork, type TripDetectionCandidate } from '../store/trips-queries.js';
+import {
+  deleteTripsEndedBefore, listOpenTripsQuietBefore, listTripWork, type OpenTripCandidate, type TripDetectionCandidate,
+} from '../store/trips-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
@@ -23,6 +25,9 @@ export interface TripWorkerSettings extends TripDetectionSettings {
   readonly retentionMs: number;
   readonly intervalMs: number;
 }
+
+/** Open trips to close read at a time. */
+const PAGE_SIZE = 500;
 
 /** Trips end days apart from their retention limit: sweeping every few minutes is plenty. */
 const EXPIRY_INTERVAL_MS = 10 * 60_000;
@@ -83,7 +88,14 @@ export async function runTripDetectionOnce(
     report.changed += page.length;
     for (const vehicle of await listTripWork(store.db, page.map((v) => v.vin), horizon)) await detect(vehicle);
   }
-  for (const vehicle of await listOpenTripsQuietBefore(store.db, horizon - settings.thresholds.gapMs)) await detect(vehicle);
+  // Pages by key, not by offset: a trip closed on one page leaves the list, and an offset would skip one.
+  for (let after: OpenTripCandidate | undefined; ;) {
+    await budget.yieldIfSpent();
+    const page = await listOpenTripsQuietBefore(store.db, horizon - settings.thresholds.gapMs, after, PAGE_SIZE);
+    for (const vehicle of page) await detect(vehicle);
+    if (page.length < PAGE_SIZE) break;
+    after = page.at(-1);
+  }
   feed.end(look);
   if (options.expire ?? true) report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);
   return report;
