@@ -3,6 +3,7 @@
  * name in SETTINGS meets the name its component gives it.
  */
 import type { ServiceConfig } from './settings.js';
+import { isPostgresUrl } from '../domain/database-url.js';
 import { trackerListenersOf } from '../gateway/tracker-ports.js';
 
 /** How often `serve` runs the trip pass: a trip is seen ended within the lateness (1 min) plus this. */
@@ -57,6 +58,18 @@ function queueAuthOf(config: ServiceConfig) {
 const TRACKER_LOGIN_TIMEOUT_MS = 10_000;
 /** How often a gateway looks for unsent tracker commands: a command waits at most this for its frame. */
 const TRACKER_COMMAND_INTERVAL_MS = 250;
+/** What one API client address is taken to hold where `--connections-per-address` is 0 (no cap): its default. */
+const API_CONNECTIONS_KEPT = 256;
+
+/**
+ * Descriptors the default tracker cap leaves to the rest of the process besides its own: one API
+ * client address's worth of connections (the most one client may hold) where this process serves
+ * the API, and the PostgreSQL pool.
+ */
+function descriptorsKeptForOthers(config: ServiceConfig): number {
+  const api = config.role.api ? (config.connectionsPerAddress > 0 ? config.connectionsPerAddress : API_CONNECTIONS_KEPT) : 0;
+  return api + (isPostgresUrl(config.database) ? config.databasePoolSize : 0);
+}
 
 /** The tracker gateway's settings as configured. */
 export function gatewaySettingsOf(config: ServiceConfig) {
@@ -68,6 +81,6 @@ export function gatewaySettingsOf(config: ServiceConfig) {
     loginTimeoutMs: TRACKER_LOGIN_TIMEOUT_MS,
     idleTimeoutMs: config.trackerIdleTimeout,
     commandIntervalMs: TRACKER_COMMAND_INTERVAL_MS,
-    connections: { total: config.trackerConnections, perAddress: config.trackerConnectionsPerAddress },
+    connections: { total: config.trackerConnections, perAddress: config.trackerConnectionsPerAddress, keptForOthers: descriptorsKeptForOthers(config) },
   };
 }

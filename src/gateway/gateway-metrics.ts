@@ -2,7 +2,7 @@
  * What `/metrics` tells an operator about trackers, per protocol and transport: connections
  * (open now and ever), packets by outcome, records delivered, acknowledgements sent, ids that
  * are not registered, connections refused over the caps (`--tracker-connections`, its per-address
- * twin), positions refused for their date, commands written to trackers, and UDP records naming
+ * twin) or for lack of file descriptors, positions refused for their date, commands written to trackers, and UDP records naming
  * a tracker connected over TCP. A CRC failure or an unknown codec shows here as a packet outcome:
  * the tracker gets no ack and resends, so a rising count is the sign.
  */
@@ -32,7 +32,7 @@ export class GatewayMetrics {
     this.connections = new Counter({ name: 'tracker_connections_total', help: 'Tracker connections accepted', labelNames, registers });
     this.open = new Gauge({ name: 'tracker_connections_open', help: 'Tracker connections open now', labelNames, registers });
     this.refused = new Counter({
-      name: 'tracker_connections_refused_total', help: 'Tracker connections closed at once: all --tracker-connections open (reason total), or --tracker-connections-per-address from one address (reason address)',
+      name: 'tracker_connections_refused_total', help: 'Tracker connections closed at once: all --tracker-connections open (reason total), --tracker-connections-per-address from one address (reason address), or the process out of file descriptors (reason descriptors)',
       labelNames: [...labelNames, 'reason'] as const, registers,
     });
     this.packets = new Counter({

@@ -5,7 +5,8 @@
  * limit is the operator's (LimitNOFILE= in systemd, `ulimit -Hn`, Docker's --ulimit nofile).
  * Linux only: elsewhere (no /proc) the limit is unknown and the caller assumes one.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { devNull } from 'node:os';
 
 export interface OpenFileLimit {
   readonly soft: number;
@@ -29,4 +30,21 @@ export function readOpenFileLimit(): OpenFileLimit | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the process can open one more descriptor now: one open and close of the null device,
+ * a few microseconds. Only "too many open files" (the process's or the system's) says no; any
+ * other failure says yes, since nothing is known to be short then.
+ */
+export function canOpenDescriptor(): boolean {
+  let fd: number;
+  try {
+    fd = openSync(devNull, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'EMFILE' && code !== 'ENFILE';
+  }
+  closeSync(fd);
+  return true;
 }

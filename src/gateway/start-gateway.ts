@@ -15,7 +15,7 @@ import { GatewayMetrics } from './gateway-metrics.js';
 import { IntakeGroups } from './intake-groups.js';
 import { readOpenFileLimit } from './open-file-limit.js';
 import type { TrackerEndpoints } from './simulated-tracker.js';
-import { TrackerConnectionCap, trackerConnectionLimitsOf } from './tracker-connection-cap.js';
+import { TrackerConnectionCap, trackerConnectionLimitsOf, type ConfiguredTrackerConnections } from './tracker-connection-cap.js';
 import { TrackerCommandDispatcher } from './tracker-command-dispatcher.js';
 import { TrackerLookup } from './tracker-lookup.js';
 import { portFlagsOf, type TrackerListeners } from './tracker-ports.js';
@@ -35,8 +35,8 @@ export interface GatewaySettings {
   readonly idleTimeoutMs: number;
   /** How often unsent commands are looked for. */
   readonly commandIntervalMs: number;
-  /** `--tracker-connections` (undefined: sized from the open-file limit) and `--tracker-connections-per-address` (0: none). */
-  readonly connections: { readonly total: number | undefined; readonly perAddress: number };
+  /** `--tracker-connections` (undefined: sized from the open-file limit), `--tracker-connections-per-address` (0: none), and what the rest of the process keeps. */
+  readonly connections: ConfiguredTrackerConnections;
 }
 
 export interface RunningGateway {
@@ -98,7 +98,12 @@ function connectionLimits(settings: GatewaySettings, logger: Logger) {
   const limits = trackerConnectionLimitsOf(settings.connections, limit);
   logger.info({ openFiles: limit ?? 'unknown', trackerConnections: limits.total, perAddress: limits.perAddress }, 'tracker connections capped');
   if (limits.lowered) {
-    logger.warn({ configured: settings.connections.total, openFiles: limit?.soft, trackerConnections: limits.total }, '--tracker-connections is more than the open-file limit allows with descriptors kept for the API: lowered; raise the limit (LimitNOFILE, ulimit -n) for more');
+    logger.warn({ configured: settings.connections.total, openFiles: limit, trackerConnections: limits.total }, '--tracker-connections is more than the open-file limit allows with descriptors kept for the API: lowered; raise the limit (LimitNOFILE, ulimit -n) for more');
+  }
+  // Node raised the soft limit to the hard one before any of this ran (node.cc, PlatformInit);
+  // if it could not, the cap is sized from the lower one and the operator should know why.
+  if (limit !== undefined && limit.soft < limit.hard) {
+    logger.warn({ openFiles: limit }, 'the soft open-file limit is below the hard one although Node raises it at start: the tracker cap is sized from the soft one');
   }
   return limits;
 }

@@ -3,6 +3,8 @@
  * restarts. Output is collected for failure messages; `ready` waits for the listening line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { devNull } from 'node:os';
 import { generateKeyringDocument } from '../../src/security/keyring.js';
 import type { DatabaseKind } from './databases.js';
 import { scaled } from './timeouts.js';
@@ -42,6 +44,11 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   /** The open-file limit the process starts with (util-linux `prlimit`), as a shell's `ulimit -Sn`/`-Hn` would set it. */
   readonly openFiles?: { readonly soft: number; readonly hard: number };
+  /**
+   * Descriptors the process starts holding besides its standard streams (inherited copies of the
+   * null device): what API clients, the database or files would hold, without waiting for them.
+   */
+  readonly heldDescriptors?: number;
 }
 
 /** Starts `telematics serve --port 0 …args` and resolves once it listens (and `readyText` was printed, if given). */
@@ -72,7 +79,9 @@ function launch(args: readonly string[], env: NodeJS.ProcessEnv, what: string, o
   const command = [process.execPath, BIN, 'serve', ...args];
   // prlimit execs the command in its own process: the child's pid and signals are the service's.
   if (options.openFiles) command.unshift('prlimit', `--nofile=${options.openFiles.soft}:${options.openFiles.hard}`, '--');
-  const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const held = options.heldDescriptors ? openSync(devNull, 'r') : undefined;
+  const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe', ...Array<number>(options.heldDescriptors ?? 0).fill(held!)] });
+  if (held !== undefined) closeSync(held);
   children.add(child);
   child.once('exit', () => children.delete(child));
   let out = '';

@@ -104,6 +104,7 @@ export async function startOsmandListener(settings: TrackerListenSettings, conte
   const { host, lookup, intake, metrics, cap, logger } = context;
   const app = buildOsmandApp(lookup, intake, metrics, cap, logger);
   await app.listen({ host, port: settings.port });
+  cap.guard(app.server, 'osmand');
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   logger.info({ host, port }, 'OsmAnd trackers: HTTP listening');

@@ -64,11 +64,15 @@ export async function startTeltonikaListener(settings: TrackerListenSettings, co
   try {
     const port = await listen(tcp, settings.port, host);
     servers.push(tcp);
+    cap.guard(tcp, 'teltonika tcp');
     await bind(udp, port, host);
     const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.lookup.now());
     const udpHandler = new TeltonikaUdpHandler(udp, deps.lookup, deps.intake, deps.metrics, deps.logger, besideSessions);
     const tlsPort = tls ? await listen(tls, settings.tls!.port, host) : undefined;
-    if (tls) servers.push(tls);
+    if (tls) {
+      servers.push(tls);
+      cap.guard(tls, 'teltonika tls');
+    }
     deps.logger.info({ host, port, tlsPort }, 'Teltonika trackers: TCP and UDP listening');
     return {
       port,
