@@ -16,7 +16,7 @@ import os from 'node:os';
 import { benchPostgresUrl } from './lib/database.mjs';
 import { renderTable, verdict } from './lib/report.mjs';
 
-const SUITES = ['api', 'vehicle-data', 'trips', 'scaling', 'mixed', 'trackers', 'webhooks', 'sdk', 'console', 'queue'];
+const SUITES = ['api', 'vehicle-data', 'trips', 'scaling', 'mixed', 'trackers', 'webhooks', 'sdk', 'console', 'queue', 'fleet-idle'];
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
