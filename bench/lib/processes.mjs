@@ -76,9 +76,10 @@ function handle(child, url, logFile) {
  * `telematics serve` on `database` with keys from the environment, no in-process simulator, and
  * no request limits (load comes from one address and one application by design).
  * `nodeArgs` are Node's own flags (BENCH_PROFILE_DIR set: `--cpu-prof` into it); `opsOnly` is for a process with no API
- * listener (`--role writers`): its operations listener takes the port.
+ * listener (`--role writers`): its operations listener takes the port. `readyTimeoutMs` (60 s by
+ * default) bounds the wait for /readyz.
  */
-export async function startService({ database, keys, logFile, settings = {}, nodeArgs, opsOnly = false }) {
+export async function startService({ database, keys, logFile, settings = {}, nodeArgs, opsOnly = false, readyTimeoutMs }) {
   const port = await freePort();
   const env = {
     // A process without the API (`--role writers`) is waited for on its operations listener.
@@ -91,7 +92,7 @@ export async function startService({ database, keys, logFile, settings = {}, nod
   const profile = process.env.BENCH_PROFILE_DIR;
   const child = launch([CLI, 'serve'], { env, logFile, nodeArgs: nodeArgs ?? (profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : undefined) });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/readyz`, child, logFile);
+  await waitFor(`${url}/readyz`, child, logFile, readyTimeoutMs);
   return handle(child, url, logFile);
 }
 
