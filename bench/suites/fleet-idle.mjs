@@ -1,5 +1,5 @@
 /**
- * Fleet-idle (issue 58): background work must follow activity, not the number of registered
+ * Fleet-idle: background work must follow activity, not the number of registered
  * vehicles. Black-box: the fleet registered through the code `telematics admin apply` runs, the
  * service as `telematics serve` (dist, its own process; `--teltonika-port 0`, `--log-level warn`,
  * `--tracker-connections-per-address 0`, given as their environment settings), trackers over TCP
@@ -102,7 +102,7 @@ async function measureFleet(ctx, plan, { size, report }) {
     service = await startService({
       database: fixture.url, keys: fixture.keys, logFile: join(fixture.scratch, 'service.log'),
       settings: { TELEMATICS_TELTONIKA_PORT: '0', LOG_LEVEL: 'warn', TELEMATICS_TRACKER_CONNECTIONS_PER_ADDRESS: '0' },
-      // Before issue 58, 100,000 vehicles on SQLite took 51 s to get ready on a busy machine.
+      // With the passes that visited every vehicle, 100,000 vehicles on SQLite took 51 s to get ready on a busy machine.
       readyTimeoutMs: 180_000,
     });
     const readySeconds = (performance.now() - t) / 1000;
