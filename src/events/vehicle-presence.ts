@@ -17,11 +17,9 @@ import { appendEvents } from '../store/event-appends.js';
 import { changePresence, listGoneQuiet, listPresenceOf, type PresenceCandidate, type QuietCandidate } from '../store/presence-queries.js';
 import { lastSeenOf } from '../store/vehicle-activity-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
+import { keysetPages } from '../workers/keyset-pages.js';
 import { LOOKBACK_MS, VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
-
-/** Vehicles going quiet read at a time. */
-const PAGE_SIZE = 500;
 
 export interface PresenceSettings {
   readonly offlineAfterMs: number;
@@ -64,16 +62,12 @@ export async function runPresenceOnce(
   // The first look judges every vehicle recorded online; later ones, those whose newest record
   // crossed the cutoff since (a little earlier, for records committed after they were stamped).
   const from = look.full || follower.lastCutoff === undefined ? undefined : follower.lastCutoff - LOOKBACK_MS;
-  for (let after: QuietCandidate | undefined; ;) {
-    await budget.yieldIfSpent();
-    const page = await listGoneQuiet(store.db, cutoff, from, after, PAGE_SIZE);
+  for await (const page of keysetPages((after: QuietCandidate | undefined, limit) => listGoneQuiet(store.db, cutoff, from, after, limit), budget)) {
     for (const v of page) {
       if (shards && !shards.holds(v.vin)) continue;
       await budget.yieldIfSpent();
       if (await recordPresence(store, v, cutoff, now)) pass.offline += 1;
     }
-    if (page.length < PAGE_SIZE) break;
-    after = page.at(-1);
   }
   follower.feed.end(look);
   follower.lastCutoff = cutoff;

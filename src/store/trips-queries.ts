@@ -99,13 +99,6 @@ export async function listOpenTripsQuietBefore(
   return rows.map((r) => ({ vin: r.vin, fuel_capacity: r.fuel_capacity, lastTs: Number(r.open_trip_last_ts) }));
 }
 
-/** The vehicles whose detector holds an open trip, with the instant of its last record (time alone may close it). */
-export async function listOpenTripCursors(db: Db): Promise<Array<TripDetectionCandidate & { lastTs: number }>> {
-  const rows = await db.selectFrom('trip_cursors as c').innerJoin('vehicles as v', 'v.vin', 'c.vin')
-    .select(['v.vin', 'v.fuel_capacity', 'c.open_trip_last_ts']).where('c.open_trip_last_ts', 'is not', null).execute();
-  return rows.map((r) => ({ vin: r.vin, fuel_capacity: r.fuel_capacity, lastTs: Number(r.open_trip_last_ts) }));
-}
-
 /** Records at or before the cursor arrived late: detection must go back to `ts`. */
 export async function markTripRewind(db: Db, capabilities: DialectCapabilities, vin: string, ts: number): Promise<void> {
   await markTripRewinds(db, capabilities, new Map([[vin, ts]]));

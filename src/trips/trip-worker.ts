@@ -16,6 +16,7 @@ import {
   deleteTripsEndedBefore, listOpenTripsQuietBefore, listTripWork, type OpenTripCandidate, type TripDetectionCandidate,
 } from '../store/trips-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
+import { keysetPages } from '../workers/keyset-pages.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
@@ -25,9 +26,6 @@ export interface TripWorkerSettings extends TripDetectionSettings {
   readonly retentionMs: number;
   readonly intervalMs: number;
 }
-
-/** Open trips to close read at a time. */
-const PAGE_SIZE = 500;
 
 /** Trips end days apart from their retention limit: sweeping every few minutes is plenty. */
 const EXPIRY_INTERVAL_MS = 10 * 60_000;
@@ -88,13 +86,9 @@ export async function runTripDetectionOnce(
     report.changed += page.length;
     for (const vehicle of await listTripWork(store.db, page.map((v) => v.vin), horizon)) await detect(vehicle);
   }
-  // Pages by key, not by offset: a trip closed on one page leaves the list, and an offset would skip one.
-  for (let after: OpenTripCandidate | undefined; ;) {
-    await budget.yieldIfSpent();
-    const page = await listOpenTripsQuietBefore(store.db, horizon - settings.thresholds.gapMs, after, PAGE_SIZE);
+  const quietBefore = horizon - settings.thresholds.gapMs;
+  for await (const page of keysetPages((after: OpenTripCandidate | undefined, limit) => listOpenTripsQuietBefore(store.db, quietBefore, after, limit), budget)) {
     for (const vehicle of page) await detect(vehicle);
-    if (page.length < PAGE_SIZE) break;
-    after = page.at(-1);
   }
   feed.end(look);
   if (options.expire ?? true) report.expired = await deleteTripsEndedBefore(store.db, now - settings.retentionMs);

@@ -18,18 +18,17 @@
 import type { StoreConnection } from '../store/connection.js';
 import { listChangedVehicles, type ChangedVehicle } from '../store/vehicle-activity-queries.js';
 import type { TurnBudget } from './event-loop-turns.js';
+import { keysetPages } from './keyset-pages.js';
 import type { VehicleShardLease } from './vehicle-shard-lease.js';
 
 export type { ChangedVehicle };
 
 /** Far longer than a storing transaction and the clock difference NTP leaves between machines. */
 export const LOOKBACK_MS = 30_000;
-const PAGE_SIZE = 500;
 
 export interface VehicleChangeFeedOptions {
   /** How much further back than LOOKBACK_MS this follower reads; 0 by default. */
   readonly lagMs?: number;
-  readonly pageSize?: number;
 }
 
 /** One look: begun at `startedAt`, reading changes from `since` (undefined: every vehicle). */
@@ -45,7 +44,6 @@ export class VehicleChangeFeed {
   readonly #store: StoreConnection;
   readonly #lease: VehicleShardLease | undefined;
   readonly #lagMs: number;
-  readonly #pageSize: number;
   #lookedAt: number | undefined;
   #gains = 0;
   #read = 0;
@@ -54,7 +52,6 @@ export class VehicleChangeFeed {
     this.#store = store;
     this.#lease = lease;
     this.#lagMs = options.lagMs ?? 0;
-    this.#pageSize = options.pageSize ?? PAGE_SIZE;
   }
 
   /** Starts a look at `now` (after the lease was renewed for this pass). */
@@ -66,16 +63,10 @@ export class VehicleChangeFeed {
 
   /** The changed vehicles of the held shards, a page at a time. */
   async *pages(look: Look, budget: TurnBudget): AsyncGenerator<ChangedVehicle[]> {
-    let after: { changedAt: number; vin: string } | undefined;
-    for (;;) {
-      await budget.yieldIfSpent();
-      const page = await listChangedVehicles(this.#store.db, look.since, after, this.#pageSize);
+    for await (const page of keysetPages((after: ChangedVehicle | undefined, limit) => listChangedVehicles(this.#store.db, look.since, after, limit), budget)) {
       this.#read += page.length;
-      const last = page.at(-1);
       const mine = this.#lease ? page.filter((v) => this.#lease!.holds(v.vin)) : page;
       if (mine.length > 0) yield mine;
-      if (!last || page.length < this.#pageSize) return;
-      after = { changedAt: last.changedAt, vin: last.vin };
     }
   }
 
