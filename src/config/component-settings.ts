@@ -9,6 +9,18 @@ import { trackerListenersOf } from '../gateway/tracker-ports.js';
 /** How often `serve` runs the trip pass: a trip is seen ended within the lateness (1 min) plus this. */
 export const TRIP_DETECTION_INTERVAL_MS = 5000;
 
+/** How often `serve` runs the geofence evaluator: a transition reaches the outbox within about this. */
+export const GEOFENCE_WATCH_INTERVAL_MS = 500;
+
+/** The geofence evaluator's drift rules (D13) as configured; `late` follows the trip lateness. */
+export function geofenceWatchSettingsOf(config: ServiceConfig) {
+  return {
+    rules: { marginM: config.geofenceMargin, dwellMs: config.geofenceDwell, dwellRecords: config.geofenceDwellRecords, maxAccuracyM: config.geofenceMaxAccuracy },
+    latenessMs: config.tripLateness,
+    intervalMs: GEOFENCE_WATCH_INTERVAL_MS,
+  };
+}
+
 /** The D9 thresholds and detection settings as configured. */
 export function tripSettingsOf(config: ServiceConfig) {
   return {

@@ -32,9 +32,11 @@ export type DatapointAllowed = (datapoint: string) => boolean;
  * - `whole`: nothing; the event is seen whole or not at all by who it concerns;
  * - `with-event-datapoint`: it repeats a record's `event` value, so it is seen only where the
  *   `event` datapoint is;
- * - `trip-fields`: it carries trip fields, each shown only where its source datapoints are.
+ * - `trip-fields`: it carries trip fields, each shown only where its source datapoints are;
+ * - `with-position`: it tells where the vehicle is, so it is seen only where latitude and
+ *   longitude are.
  */
-export type EventVisibility = 'whole' | 'with-event-datapoint' | 'trip-fields';
+export type EventVisibility = 'whole' | 'with-event-datapoint' | 'trip-fields' | 'with-position';
 
 /** One entry per event type: the compiler asks for a new type's rule where its schema is added. */
 export const EVENT_VISIBILITY = {
@@ -47,6 +49,9 @@ export const EVENT_VISIBILITY = {
   'vehicle.online': 'whole',
   'vehicle.offline': 'whole',
   'vehicle.charging': 'with-event-datapoint',
+  'geofence.entered': 'with-position',
+  'geofence.exited': 'with-position',
+  'geofence.crossed': 'with-position',
   'webhook.ping': 'whole',
   'webhook.verification': 'whole',
 } as const satisfies Record<EventType, EventVisibility>;
@@ -68,6 +73,7 @@ export function eventAsSeenBy(event: OutboxEvent, viewer: EventViewer, allowed: 
   if (!mayConcern(event, viewer)) return undefined;
   const visibility = visibilityOf(event.type);
   if (visibility === 'with-event-datapoint' && !allowed('event')) return undefined;
+  if (visibility === 'with-position' && !(allowed('latitude') && allowed('longitude'))) return undefined;
   const data = visibility === 'trip-fields' ? tripFieldsAllowed(event.data as Record<string, unknown>, allowed) : event.data as Record<string, unknown>;
   return { id: event.id, type: event.type as EventType, timestamp: formatIsoWithOffset(event.occurredAt), data };
 }

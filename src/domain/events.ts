@@ -112,3 +112,15 @@ export function presenceEvent(companyId: string, vin: string, online: boolean, a
     data: { vin, last_record: lastSeen === null ? null : formatIsoLocal(lastSeen) },
   };
 }
+
+/** A geofence transition's event (D13): the record that confirmed it, and whether it came late. */
+export function geofenceEvent(
+  companyId: string, vin: string, transition: 'entered' | 'exited' | 'crossed',
+  fence: { readonly id: string; readonly name: string }, position: { readonly ts: number; readonly lat: number; readonly lon: number }, late: boolean,
+): EventDraft {
+  const type = `geofence.${transition}` as const;
+  return {
+    id: eventIdOf(type, vin, fence.id, position.ts), type, vin, companyId, applicationId: null, occurredAt: position.ts,
+    data: { vin, geofence_id: fence.id, geofence_name: fence.name, date_time: formatIsoLocal(position.ts), latitude: position.lat, longitude: position.lon, late },
+  };
+}

@@ -230,6 +230,32 @@ export interface VehicleActivityTable {
   changed_at: number;
 }
 
+/** The geofence evaluator's cursor per vehicle (migration 0023). */
+export interface WatchCursorsTable {
+  vin: string;
+  judged_until: number;
+  previous_ts: number | null;
+  previous_latitude: number | null;
+  previous_longitude: number | null;
+  previous_accuracy_m: number | null;
+  updated_at: number;
+}
+
+/** A vehicle's state for one geofence, when it is not plain outside (migration 0023). */
+export interface GeofenceStatesTable {
+  vin: string;
+  geofence_id: string;
+  /** 1 inside, 0 outside. */
+  inside: number;
+  pending_since: number | null;
+  pending_count: number;
+  /** Outside and near: the last position that counted as outside. */
+  outside_latitude: number | null;
+  outside_longitude: number | null;
+  outside_accuracy_m: number | null;
+  changed_at: number;
+}
+
 export interface VehiclePresenceTable {
   vin: string;
   /** 1 online, 0 offline. */
@@ -338,6 +364,8 @@ export interface Database {
   event_positions: EventPositionsTable;
   vehicle_presence: VehiclePresenceTable;
   vehicle_activity: VehicleActivityTable;
+  watch_cursors: WatchCursorsTable;
+  geofence_states: GeofenceStatesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -42,6 +42,16 @@ const PresenceData = Type.Object({
   last_record: nullable(Type.String({ description: "The newest record's instant, YYYY-MM-DDTHH:MM:SS at -03:00" })),
 });
 
+const GeofenceData = Type.Object({
+  vin: Type.String(),
+  geofence_id: Type.String(),
+  geofence_name: Type.String({ description: 'The name when the event was judged' }),
+  date_time: Type.String({ description: "The confirming record's instant, YYYY-MM-DDTHH:MM:SS at -03:00" }),
+  latitude: Type.Number({ description: "The confirming record's position" }),
+  longitude: Type.Number(),
+  late: Type.Boolean({ description: 'The record arrived after the lateness window (buffered history), not live' }),
+});
+
 export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, TSchema>> = Object.freeze({
   'command.succeeded': CommandStatus,
   'command.failed': CommandStatus,
@@ -52,6 +62,9 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, TSchema>> = Object.f
   'vehicle.charging': RecordEventData,
   'vehicle.online': PresenceData,
   'vehicle.offline': PresenceData,
+  'geofence.entered': GeofenceData,
+  'geofence.exited': GeofenceData,
+  'geofence.crossed': GeofenceData,
   'webhook.ping': Type.Object({ endpoint_id: Type.String() }),
   'webhook.verification': Type.Object({ endpoint_id: Type.String(), challenge: Type.String({ description: 'Answer 2xx with `{"challenge": "<this value>"}`' }) }),
 });
@@ -66,6 +79,9 @@ const WHEN: Readonly<Record<EventType, string>> = Object.freeze({
   'vehicle.charging': 'A stored record says `charging plug status change`.',
   'vehicle.online': 'The vehicle sent a record after being offline.',
   'vehicle.offline': 'No record from the vehicle for --vehicle-offline-after (15 min).',
+  'geofence.entered': 'The vehicle is inside a geofence of its company: positions past the boundary by the margin for the dwell (docs/geofences.md).',
+  'geofence.exited': 'The vehicle is outside a geofence it was inside, by the same rule.',
+  'geofence.crossed': 'Two consecutive positions outside a geofence, the straight line between them through it (sparse reports).',
   'webhook.ping': 'POST /webhook-endpoints/{id}/test.',
   'webhook.verification': 'Sent to a new endpoint (and by POST /webhook-endpoints/{id}/verify): answer 2xx with {"challenge": data.challenge}.',
 });

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 export const EVENT_TYPES = [
   'command.succeeded', 'command.failed', 'trip.started', 'trip.ended',
   'vehicle.ignition_on', 'vehicle.ignition_off', 'vehicle.online', 'vehicle.offline', 'vehicle.charging',
+  'geofence.entered', 'geofence.exited', 'geofence.crossed',
   'webhook.ping', 'webhook.verification',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

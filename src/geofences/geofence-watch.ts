@@ -1,0 +1,139 @@
+/**
+ * The geofence evaluator: a follower of the store (workers/vehicle-change-feed.ts), like trip
+ * detection, sharded by VIN through the same lease, so it runs in any `--role` layout and on
+ * several machines. Every half second it takes the vehicles whose newest record is past their
+ * watch cursor, reads their positions after it, judges them with the one pure function
+ * (domain/geofences/watch-fences.ts) and writes, in one transaction, the states that changed,
+ * the cursor and the events: a restart or a shard moving between processes cannot lose or repeat
+ * a transition, and a second process judging the same vehicle finds the cursor moved and writes
+ * nothing. Vehicles of companies without geofences cost nothing past the feed.
+ *
+ * Records stored with an instant at or before the cursor (out of order, after newer ones were
+ * judged) are not judged live: the state has moved on. A vehicle never judged starts an hour back.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { geofenceEvent } from '../domain/events.js';
+import type { FenceSet } from '../domain/geofences/fence-set.js';
+import type { DriftRules, FenceState } from '../domain/geofences/judge-fence.js';
+import { watchFences } from '../domain/geofences/watch-fences.js';
+import type { StoreConnection } from '../store/connection.js';
+import { appendEvents } from '../store/event-appends.js';
+import { listWatchCandidates, readPositionsAfter, readWatchState, saveWatch, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
+import { TurnBudget } from '../workers/event-loop-turns.js';
+import type { PeriodicWorker } from '../workers/periodic.js';
+import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
+import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
+
+export interface GeofenceWatchSettings {
+  readonly rules: DriftRules;
+  /** A record stored later than this after its instant is buffered history: its events say `late`. */
+  readonly latenessMs: number;
+}
+
+/** Where a vehicle never judged starts. */
+export const FIRST_LOOK_BACK_MS = 60 * 60_000;
+/** Positions judged per transaction. */
+const POSITIONS_PAGE = 1000;
+
+/** The fences of companies, kept current by revision (company-fence-sets.ts). */
+export interface FenceSets {
+  /** Brings the kept sets up to date; false when no company has a geofence (the pass can stop there). */
+  refresh(): Promise<boolean>;
+  of(companyId: string): FenceSet | undefined;
+}
+
+export interface GeofenceWatchPass {
+  vehicles: number;
+  positions: number;
+  events: number;
+  /** Judgements dropped because another process had moved the cursor first. */
+  lost: number;
+}
+
+/** What the evaluator keeps between passes: its feed and the companies' fences. */
+export class GeofenceFollower {
+  readonly feed: VehicleChangeFeed;
+  constructor(store: StoreConnection, readonly fences: FenceSets, readonly shards?: VehicleShardLease) {
+    this.feed = new VehicleChangeFeed(store, shards);
+  }
+}
+
+class CursorMoved extends Error {}
+
+export async function runGeofenceWatchOnce(
+  store: StoreConnection, clock: Clock, settings: GeofenceWatchSettings, follower: GeofenceFollower,
+): Promise<GeofenceWatchPass> {
+  const pass: GeofenceWatchPass = { vehicles: 0, positions: 0, events: 0, lost: 0 };
+  const now = clock.now();
+  if (!(await follower.fences.refresh())) return pass;
+  const shards = follower.shards;
+  if (shards) await shards.keep(now);
+  const budget = new TurnBudget();
+  const look = follower.feed.begin(now);
+  for await (const page of follower.feed.pages(look, budget)) {
+    const lastSeen = new Map(page.map((v) => [v.vin, v.lastSeen]));
+    for (const vehicle of await listWatchCandidates(store.db, page.map((v) => v.vin))) {
+      const newest = lastSeen.get(vehicle.vin)!;
+      const fences = follower.fences.of(vehicle.companyId);
+      if (fences === undefined || fences.size === 0 || (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil)) continue;
+      await budget.yieldIfSpent();
+      await watchVehicle(store, vehicle, newest, fences, settings, now, pass, budget);
+    }
+  }
+  follower.feed.end(look);
+  return pass;
+}
+
+async function watchVehicle(
+  store: StoreConnection, vehicle: WatchCandidate, newest: number, fences: FenceSet, settings: GeofenceWatchSettings,
+  now: number, pass: GeofenceWatchPass, budget: TurnBudget,
+): Promise<void> {
+  let expected = vehicle.judgedUntil;
+  let state: StoredWatch = await readWatchState(store.db, vehicle.vin);
+  pass.vehicles += 1;
+  for (;;) {
+    const from = expected ?? now - FIRST_LOOK_BACK_MS;
+    const positions = await readPositionsAfter(store.db, vehicle.vin, from, POSITIONS_PAGE);
+    const full = positions.length === POSITIONS_PAGE;
+    const result = watchFences(fences, state, positions, settings.rules, settings.latenessMs);
+    // Every record up to the newest the feed saw was committed before these positions were read:
+    // the cursor may pass records without a fix at the end.
+    const judgedUntil = full ? positions.at(-1)!.ts : Math.max(positions.at(-1)?.ts ?? from, newest);
+    const states = new Map<string, FenceState | undefined>([...result.changed].map((id) => [id, result.state.fences.get(id)]));
+    const drafts = result.transitions.map((t) => geofenceEvent(vehicle.companyId, vehicle.vin, t.transition, t.fence, t.position, t.late));
+    try {
+      await store.db.transaction().execute(async (trx) => {
+        const moved = await saveWatch(trx, { vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, now });
+        if (!moved) throw new CursorMoved();
+        await appendEvents(trx, drafts, now);
+      });
+    } catch (error) {
+      if (!(error instanceof CursorMoved)) throw error;
+      pass.lost += 1;
+      return;
+    }
+    pass.positions += positions.length;
+    pass.events += drafts.length;
+    if (!full) return;
+    expected = judgedUntil;
+    state = { previous: result.state.previous, fences: new Map(result.state.fences) };
+    await budget.yieldIfSpent();
+  }
+}
+
+/** The evaluator in the periodic loop, every `intervalMs`, over the shards this process holds. */
+export function geofenceWatchWorker(
+  store: StoreConnection, clock: Clock, settings: GeofenceWatchSettings & { readonly intervalMs: number }, fences: FenceSets,
+  shards: VehicleShardLease, logger: Logger,
+): PeriodicWorker {
+  const follower = new GeofenceFollower(store, fences, shards);
+  return {
+    name: 'geofence watch',
+    intervalMs: settings.intervalMs,
+    async runOnce() {
+      const pass = await runGeofenceWatchOnce(store, clock, settings, follower);
+      if (pass.events > 0) logger.info(pass, 'geofence transitions');
+    },
+  };
+}

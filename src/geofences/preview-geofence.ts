@@ -1,0 +1,81 @@
+/**
+ * "Try before switching on": the events a geofence would have fired over the company's recorded
+ * positions of the last days, judged by the same function as the live evaluator
+ * (domain/geofences/watch-fences.ts), from a plain-outside state per vehicle, and shown as the
+ * event feed shows them (who may see what included). Nothing is written. The work is bounded: at
+ * most `MAX_PREVIEW_VEHICLES` vehicles and `MAX_PREVIEW_POSITIONS` positions, read in pages that
+ * give the event loop back; past either bound the answer says `truncated`.
+ */
+import type { ServiceEvent } from '@telematics/contract';
+import { eventAsSeenBy } from '../domain/event-visibility.js';
+import { geofenceEvent } from '../domain/events.js';
+import type { FenceSet } from '../domain/geofences/fence-set.js';
+import type { DriftRules } from '../domain/geofences/judge-fence.js';
+import { watchFences, type FenceWatchState } from '../domain/geofences/watch-fences.js';
+import { datapointAllowances } from '../events/datapoint-allowances.js';
+import type { StoreConnection } from '../store/connection.js';
+import { listCompanyVehicles } from '../store/vehicles-queries.js';
+import { readPositionsAfter } from '../store/watch-queries.js';
+import { TurnBudget } from '../workers/event-loop-turns.js';
+
+export const PREVIEW_DAYS = 7;
+export const MAX_PREVIEW_VEHICLES = 200;
+export const MAX_PREVIEW_POSITIONS = 2_000_000;
+const PAGE = 5000;
+
+export interface PreviewRequest {
+  readonly companyId: string;
+  /** The company's vehicles to try it on; all of them (up to the bound) when absent. */
+  readonly vins: readonly string[] | undefined;
+  readonly now: number;
+  readonly days: number;
+}
+
+export interface Preview {
+  readonly from: number;
+  readonly to: number;
+  readonly vehicles: number;
+  readonly positions: number;
+  readonly truncated: boolean;
+  readonly events: ServiceEvent[];
+}
+
+export async function previewFences(
+  store: StoreConnection, fences: FenceSet, request: PreviewRequest, rules: DriftRules, latenessMs: number,
+): Promise<Preview> {
+  const from = request.now - request.days * 86_400_000;
+  const owned = (await listCompanyVehicles(store.db, request.companyId)).map((v) => v.vin).sort();
+  const wanted = request.vins === undefined ? owned : owned.filter((vin) => request.vins!.includes(vin));
+  const vins = wanted.slice(0, MAX_PREVIEW_VEHICLES);
+  let truncated = wanted.length > vins.length;
+  let positions = 0;
+  let judged = 0;
+  const drafts = [];
+  const budget = new TurnBudget();
+  for (const vin of vins) {
+    judged += 1;
+    let state: FenceWatchState = { previous: undefined, fences: new Map() };
+    for (let after = from - 1; ;) {
+      await budget.yieldIfSpent();
+      const page = await readPositionsAfter(store.db, vin, after, PAGE, request.now);
+      const result = watchFences(fences, state, page, rules, latenessMs);
+      for (const t of result.transitions) drafts.push(geofenceEvent(request.companyId, vin, t.transition, t.fence, t.position, t.late));
+      positions += page.length;
+      state = result.state;
+      if (page.length < PAGE) break;
+      if (positions >= MAX_PREVIEW_POSITIONS) {
+        truncated = true;
+        break;
+      }
+      after = page.at(-1)!.ts;
+    }
+    if (positions >= MAX_PREVIEW_POSITIONS) break;
+  }
+  const allowed = await datapointAllowances(store, request.companyId, new Set(drafts.map((d) => d.vin)));
+  const viewer = { companyId: request.companyId, applicationId: '' };
+  const events = drafts
+    .sort((a, b) => a.occurredAt - b.occurredAt || a.vin.localeCompare(b.vin))
+    .map((d) => eventAsSeenBy(d, viewer, allowed.get(d.vin) ?? (() => false)))
+    .filter((e): e is ServiceEvent => e !== undefined);
+  return { from, to: request.now, vehicles: judged, positions, truncated, events };
+}

@@ -1,0 +1,89 @@
+/**
+ * The geofence evaluator's statements (migration 0023): which changed vehicles have records past
+ * their watch cursor, their state, their positions after it, and the guarded write of what a
+ * judgement changed.
+ */
+import type { FenceState } from '../domain/geofences/judge-fence.js';
+import type { WatchedPosition } from '../domain/geofences/watch-fences.js';
+import type { Db } from './connection.js';
+
+export interface WatchCandidate {
+  readonly vin: string;
+  readonly companyId: string;
+  /** Instant of the last record judged; null when the vehicle was never judged. */
+  readonly judgedUntil: number | null;
+}
+
+/** The given vehicles with their company and watch cursor (one indexed statement per page of the feed). */
+export async function listWatchCandidates(db: Db, vins: readonly string[]): Promise<WatchCandidate[]> {
+  if (vins.length === 0) return [];
+  const rows = await db.selectFrom('vehicles as v').leftJoin('watch_cursors as c', 'c.vin', 'v.vin')
+    .select(['v.vin', 'v.company_id', 'c.judged_until']).where('v.vin', 'in', [...vins]).execute();
+  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, judgedUntil: r.judged_until === null ? null : Number(r.judged_until) }));
+}
+
+export interface StoredWatch {
+  readonly previous: { ts: number; lat: number; lon: number; accuracyM: number | null } | undefined;
+  readonly fences: Map<string, FenceState>;
+}
+
+export async function readWatchState(db: Db, vin: string): Promise<StoredWatch> {
+  const cursor = await db.selectFrom('watch_cursors').selectAll().where('vin', '=', vin).executeTakeFirst();
+  const rows = await db.selectFrom('geofence_states').selectAll().where('vin', '=', vin).execute();
+  const previous = cursor?.previous_ts == null || cursor.previous_latitude === null || cursor.previous_longitude === null ? undefined : {
+    ts: Number(cursor.previous_ts), lat: cursor.previous_latitude, lon: cursor.previous_longitude, accuracyM: cursor.previous_accuracy_m,
+  };
+  const fences = new Map(rows.map((r) => [r.geofence_id, {
+    inside: Number(r.inside) === 1, pendingSince: r.pending_since === null ? null : Number(r.pending_since), pendingCount: Number(r.pending_count),
+    outsideAt: r.outside_latitude === null || r.outside_longitude === null ? null : { lat: r.outside_latitude, lon: r.outside_longitude, accuracyM: r.outside_accuracy_m },
+  }]));
+  return { previous, fences };
+}
+
+/** Positions (records with a fix) recorded after `afterTs` (and at or before `untilTs` when given), oldest first. */
+export async function readPositionsAfter(db: Db, vin: string, afterTs: number, limit: number, untilTs?: number): Promise<WatchedPosition[]> {
+  let q = db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude', 'received_at'])
+    .where('vin', '=', vin).where('ts', '>', afterTs).where('latitude', 'is not', null).where('longitude', 'is not', null);
+  if (untilTs !== undefined) q = q.where('ts', '<=', untilTs);
+  const rows = await q.orderBy('ts').limit(limit).execute();
+  return rows.map((r) => ({ ts: Number(r.ts), lat: r.latitude!, lon: r.longitude!, accuracyM: null, receivedAt: Number(r.received_at) }));
+}
+
+export interface WatchWrite {
+  readonly vin: string;
+  /** The cursor the judgement started from: the write happens only if it is still there. */
+  readonly expectedJudgedUntil: number | null;
+  readonly judgedUntil: number;
+  readonly previous: { ts: number; lat: number; lon: number; accuracyM: number | null } | undefined;
+  /** The fences whose state changed, with the new state; undefined: back to plain outside. */
+  readonly states: ReadonlyMap<string, FenceState | undefined>;
+  readonly now: number;
+}
+
+/**
+ * Moves the cursor and writes the states, in the caller's transaction; false (nothing written)
+ * when another process moved the cursor first, so its judgement stands and this one is dropped.
+ */
+export async function saveWatch(trx: Db, w: WatchWrite): Promise<boolean> {
+  const cursor = {
+    judged_until: w.judgedUntil, previous_ts: w.previous?.ts ?? null, previous_latitude: w.previous?.lat ?? null,
+    previous_longitude: w.previous?.lon ?? null, previous_accuracy_m: w.previous?.accuracyM ?? null, updated_at: w.now,
+  };
+  const moved = w.expectedJudgedUntil === null
+    ? Number((await trx.insertInto('watch_cursors').values({ vin: w.vin, ...cursor }).onConflict((oc) => oc.column('vin').doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n)
+    : Number((await trx.updateTable('watch_cursors').set(cursor).where('vin', '=', w.vin).where('judged_until', '=', w.expectedJudgedUntil).executeTakeFirst()).numUpdatedRows);
+  if (moved !== 1) return false;
+  for (const [geofenceId, state] of w.states) {
+    if (state === undefined) {
+      await trx.deleteFrom('geofence_states').where('vin', '=', w.vin).where('geofence_id', '=', geofenceId).execute();
+      continue;
+    }
+    const row = {
+      inside: state.inside ? 1 : 0, pending_since: state.pendingSince, pending_count: state.pendingCount,
+      outside_latitude: state.outsideAt?.lat ?? null, outside_longitude: state.outsideAt?.lon ?? null, outside_accuracy_m: state.outsideAt?.accuracyM ?? null, changed_at: w.now,
+    };
+    await trx.insertInto('geofence_states').values({ vin: w.vin, geofence_id: geofenceId, ...row })
+      .onConflict((oc) => oc.columns(['vin', 'geofence_id']).doUpdateSet(row)).execute();
+  }
+  return true;
+}
