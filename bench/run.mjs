@@ -3,7 +3,7 @@
  * `npm run bench`: every benchmark suite under bench/suites, on SQLite and (when a server is
  * given) PostgreSQL, printed as one table of service figure, floor, ratio and target.
  *
- *   node bench/run.mjs [--quick] [--sqlite-only] [--only=api,scaling] [--json=FILE]
+ *   node bench/run.mjs [--quick] [--sqlite-only | --postgres-only] [--only=api,scaling] [--json=FILE]
  *
  * Runs on dist/ (the npm script builds first). PostgreSQL runs when BENCH_DATABASE_URL or
  * TEST_DATABASE_URL is a postgres:// URL of a server where databases may be created. Load comes
@@ -30,7 +30,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const databases = [{ kind: 'sqlite', section: 'SQLite' }, ...(adminUrl ? [{ kind: 'postgres', section: 'PostgreSQL' }] : [])];
+const databases = [{ kind: 'sqlite', section: 'SQLite' }, ...(adminUrl ? [{ kind: 'postgres', section: 'PostgreSQL' }] : [])]
+  .filter((d) => !(args.has('--postgres-only') && d.kind === 'sqlite'));
 const started = Date.now();
 const figures = [];
 const failures = [];
