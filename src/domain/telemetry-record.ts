@@ -4,6 +4,7 @@
  * range is kept as null with a `flag` entry holding the original value.
  */
 import { DATAPOINTS, type DatapointSpec } from './datapoints.js';
+import { keptPositionAccuracy } from './position-accuracy.js';
 import { parseRecordInstant } from './time.js';
 import { isValidVin } from './vin.js';
 
@@ -19,6 +20,8 @@ export interface TelemetryRecord {
   readonly ts: number;
   readonly values: Readonly<Record<string, number | string | null>>;
   readonly flag: Readonly<Record<string, FlagEntry>> | null;
+  /** Estimated horizontal accuracy of the position, metres (position-accuracy.ts); absent when unknown or without a position. */
+  readonly positionAccuracyM?: number;
 }
 
 export type RecordCheck = { readonly ok: true; readonly record: TelemetryRecord } | { readonly ok: false; readonly reason: string };
@@ -53,6 +56,12 @@ export interface IncomingRecord {
   /** Epoch milliseconds. */
   readonly ts: number;
   readonly values: Readonly<Record<string, unknown>>;
+  /**
+   * The source's estimate of the position's horizontal accuracy, metres, when it gives one (a
+   * tracker's HDOP or satellite count, a phone's `accuracy`); not a datapoint, so never read from
+   * `values`. A value of no use (zero, negative, too large) is dropped, never a refusal.
+   */
+  readonly positionAccuracyM?: number | null;
 }
 
 /**
@@ -71,7 +80,9 @@ export function checkIncomingRecord(input: IncomingRecord, now: number, oldest: 
     values[spec.name] = checked.value;
     if (checked.flag) (flag ??= {})[spec.name] = checked.flag;
   }
-  return { ok: true, record: { vin: input.vin, ts: input.ts - (input.ts % 1000), values, flag } };
+  const accuracy = keptPositionAccuracy(input.positionAccuracyM, values.latitude, values.longitude);
+  const record = { vin: input.vin, ts: input.ts - (input.ts % 1000), values, flag };
+  return { ok: true, record: accuracy === null ? record : { ...record, positionAccuracyM: accuracy } };
 }
 
 /**

@@ -4,10 +4,11 @@
  * put any bytes there (docs/scaling.md, "Securing the queue"). So a row is stored only if it is
  * exactly what an edge of this service writes: known columns, a valid VIN, a whole-second instant
  * not in the future, values D8 keeps as they are (an edge sends corrected
- * rows, so a value D8 would null means the row is not an edge's), a `flag` as the intake writes
- * it, and a vehicle of the source the row travels with, read from the database. Anything else is
- * refused whole, with a reason, and never reaches an insert. `received_at` is the one value taken
- * from the message as it is (the service reads it nowhere), clamped to the writer's clock.
+ * rows, so a value D8 would null means the row is not an edge's), a position accuracy the intake
+ * would keep, a `flag` as the intake writes it, and a vehicle of the source the row travels with,
+ * read from the database. Anything else is refused whole, with a reason, and never reaches an
+ * insert. `received_at` is the one value taken from the message as it is, clamped to the writer's
+ * clock, so it is never later than when the row was stored.
  */
 import { parseStoredFlag } from '../domain/stored-record.js';
 import { checkIncomingRecord, STORED_DATAPOINTS } from '../domain/telemetry-record.js';
@@ -70,8 +71,13 @@ function checkRow(raw: unknown, now: number): TelemetryRow | QueuedRowRefusal {
   if (unknown !== undefined) return { kind: 'malformed', reason: 'a column that is not a telemetry column', ...at };
   const values: Record<string, unknown> = {};
   for (const name of VALUE_COLUMNS) if (input[name] !== undefined) values[name] = input[name];
-  const result = checkIncomingRecord({ vin, ts, values }, now, Number.NEGATIVE_INFINITY);
+  // Absent in a message of an edge that predates the column: unknown, as null is.
+  const accuracy = input.position_accuracy_m ?? null;
+  if (accuracy !== null && typeof accuracy !== 'number') return { kind: 'malformed', reason: 'position_accuracy_m must be a number or null', ...at };
+  const result = checkIncomingRecord({ vin, ts, values, positionAccuracyM: accuracy }, now, Number.NEGATIVE_INFINITY);
   if (!result.ok) return { kind: 'invalid', reason: result.reason, ...at };
+  // The intake keeps an accuracy only when usable and beside a position: anything else is not an edge's.
+  if (accuracy !== null && result.record.positionAccuracyM !== accuracy) return { kind: 'invalid', reason: 'position_accuracy_m: out of range or without a position', ...at };
   if (result.record.flag !== null) {
     const [name, entry] = Object.entries(result.record.flag)[0]!;
     return { kind: 'invalid', reason: `${name}: ${entry.flag}`, ...at };
@@ -83,5 +89,8 @@ function checkRow(raw: unknown, now: number): TelemetryRow | QueuedRowRefusal {
     return { kind: 'malformed', reason: 'flag names a datapoint that has a value', ...at };
   }
   // received_at is the edge's clock, as the message says: never later than the writer's own.
-  return { vin, ts, ...result.record.values, flag: flag === null ? null : JSON.stringify(flag), received_at: Math.min(receivedAt, now) } as TelemetryRow;
+  return {
+    vin, ts, ...result.record.values, flag: flag === null ? null : JSON.stringify(flag), received_at: Math.min(receivedAt, now),
+    ...(result.record.positionAccuracyM !== undefined && { position_accuracy_m: result.record.positionAccuracyM }),
+  } as TelemetryRow;
 }

@@ -100,6 +100,11 @@ export interface TelemetryTable {
   /** JSON object of flag entries; null when nothing was corrected. */
   flag: string | null;
   received_at: number;
+  /**
+   * Estimated horizontal accuracy of the position, metres (migration 0022); null when the source
+   * gave none or the record has no position. Not a datapoint: the geofence evaluator reads it.
+   */
+  position_accuracy_m: number | null;
 }
 
 export interface TripsTable {

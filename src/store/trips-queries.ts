@@ -5,13 +5,13 @@ import type { Db } from './connection.js';
 import type { DialectCapabilities } from './dialect.js';
 import { givenRows } from './given-rows.js';
 import type { TripsTable } from './schema.js';
+import { recordsAfter } from './telemetry/read.js';
 
 export type TripRow = Selectable<TripsTable>;
 
 /** Records in (after, upTo], ascending, with what trip detection reads. */
 export function readTripInputs(db: Db, vin: string, after: number, upTo: number, limit: number) {
-  return db.selectFrom('telemetry').select(['ts', 'speed', 'latitude', 'longitude', 'odometer', 'fuel_level'])
-    .where('vin', '=', vin).where('ts', '>', after).where('ts', '<=', upTo).orderBy('ts').limit(limit).execute();
+  return recordsAfter(db, vin, after, upTo).select(['ts', 'speed', 'latitude', 'longitude', 'odometer', 'fuel_level']).limit(limit).execute();
 }
 
 export async function countTripInputs(db: Db, vin: string, after: number, upTo: number): Promise<number> {

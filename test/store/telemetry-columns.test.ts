@@ -40,6 +40,18 @@ describe('migration 0002', () => {
   });
 });
 
+/**
+ * The telemetry columns that are not datapoints, and why each is there: every other column holds
+ * a datapoint of the interface. A column added here must not reach GET /vehicle-data.
+ */
+const NON_DATAPOINT_COLUMNS: Readonly<Record<string, string>> = {
+  vin: 'whose record (the key, with ts)',
+  ts: 'the record\'s instant, epoch ms (rendered as date_time)',
+  flag: 'D8\'s corrections, rendered as the flag datapoint',
+  received_at: 'when the edge received it; the geofence evaluator reads it to mark a record late',
+  position_accuracy_m: 'the source\'s estimated horizontal accuracy, read by the geofence evaluator (D13), never shown',
+};
+
 /** A column's type as UNNEST_COLUMN_TYPES names it, from either dialect's own name for it. */
 const TYPE_NAMES: Readonly<Record<string, string>> = {
   'varchar(17)': 'varchar', 'character varying': 'varchar', bigint: 'int8', 'double precision': 'float8', text: 'text',
@@ -69,7 +81,13 @@ describe.each(DATABASE_KINDS)('telemetry columns of a fresh database on %s', (ki
   });
 
   it('when every migration has run, then every stored datapoint has its column and no other datapoint column exists', () => {
-    const datapointColumns = Object.keys(columns).filter((name) => !['vin', 'ts', 'flag', 'received_at'].includes(name));
+    const datapointColumns = Object.keys(columns).filter((name) => !Object.hasOwn(NON_DATAPOINT_COLUMNS, name));
     expect(datapointColumns.sort()).toEqual(STORED_DATAPOINTS.map((d) => d.name).sort());
+  });
+
+  it('when every migration has run, then each column that is not a datapoint is one of those listed with a reason, and each of them exists', () => {
+    const datapoints = new Set(STORED_DATAPOINTS.map((d) => d.name));
+    expect(Object.keys(columns).filter((name) => !datapoints.has(name)).sort()).toEqual(Object.keys(NON_DATAPOINT_COLUMNS).sort());
+    expect(columns.position_accuracy_m).toBe('float8');
   });
 });

@@ -12,13 +12,19 @@
  *   latitude and longitude as null, as D11 does for a Teltonika record without a fix;
  * - query `odometer` is Traccar's attribute in metres; `rpm` is Traccar's engine speed attribute;
  *   the JSON form's `odometer` is the phone SDK's own count since install, not the vehicle's: dropped;
- *   `altitude`, `accuracy`, `hdop`, `batt` (phone battery), `cell`, `wifi` have no datapoint;
+ *   `altitude`, `batt` (phone battery), `cell`, `wifi` have no datapoint;
+ * - `accuracy` (metres; both forms, `coords.accuracy` in JSON), else the query form's `hdop` × 5 m,
+ *   is the record's position accuracy, kept for geofences and never a datapoint: 0 is what
+ *   Traccar Client sends when it has no estimate, so it counts as none (domain/position-accuracy.ts);
+ *   an unusable value is dropped, never a 400;
  * - a parameter sent twice: the last one counts, as in Traccar's loop over all values;
  * - converted values are rounded to 3 decimals (1 m/h, 1 m), which removes float noise only.
  */
+import { accuracyFromHdop, positionAccuracyOf } from '../../domain/position-accuracy.js';
 import { parseInputDate } from '../../domain/time.js';
 
-export type OsmandRecord = { readonly ts: number; readonly values: Record<string, unknown> };
+/** `positionAccuracyM` is absent when the request gives no usable estimate. */
+export type OsmandRecord = { readonly ts: number; readonly values: Record<string, unknown>; readonly positionAccuracyM?: number };
 export type OsmandDecode =
   | { readonly ok: true; readonly deviceId: string; readonly records: readonly OsmandRecord[] }
   | { readonly ok: false; readonly status: 400; readonly reason: string };
@@ -73,6 +79,13 @@ export function parseOsmandTimestamp(text: string): number | undefined {
   return parsed.epochMs + (fraction === undefined ? 0 : Math.floor(Number(`0.${fraction}`) * 1000));
 }
 
+/** A record with the reported accuracy, else one from the HDOP; none for a record left without a position. */
+function withAccuracy(ts: number, values: Record<string, unknown>, accuracy: unknown, hdop: unknown): OsmandRecord {
+  const positioned = values.latitude !== undefined && values.latitude !== null && values.longitude !== undefined && values.longitude !== null;
+  const estimate = positioned ? (positionAccuracyOf(accuracy) ?? accuracyFromHdop(hdop)) : null;
+  return estimate === null ? { ts, values } : { ts, values, positionAccuracyM: estimate };
+}
+
 /** No fix: Traccar's `valid=false` or a position of exactly 0,0. */
 function clearPositionWithoutFix(values: Record<string, unknown>, valid: boolean): void {
   if (!('latitude' in values) && !('longitude' in values)) return;
@@ -87,6 +100,8 @@ export function decodeOsmandQuery(params: URLSearchParams, receivedAt: number): 
   let id: string | undefined;
   let stamp: string | undefined;
   let valid = true;
+  let accuracy: unknown;
+  let hdop: unknown;
   const values: Record<string, unknown> = {};
   for (const [key, value] of params) {
     switch (key) {
@@ -106,6 +121,8 @@ export function decodeOsmandQuery(params: URLSearchParams, receivedAt: number): 
       case 'bearing': case 'heading': values.heading = numberOrRaw(value); break;
       case 'odometer': values.odometer = scaled(numberOrRaw(value), 1 / 1000); break;
       case 'rpm': values.rpm = numberOrRaw(value); break;
+      case 'accuracy': accuracy = numberOrRaw(value); break;
+      case 'hdop': hdop = numberOrRaw(value); break;
       default: break;
     }
   }
@@ -115,7 +132,7 @@ export function decodeOsmandQuery(params: URLSearchParams, receivedAt: number): 
   const ts = stamp === undefined ? receivedAt : parseOsmandTimestamp(stamp);
   if (ts === undefined) return fail('timestamp must be Unix seconds or milliseconds, or ISO 8601');
   clearPositionWithoutFix(values, valid);
-  return { ok: true, deviceId, records: [{ ts, values }] };
+  return { ok: true, deviceId, records: [withAccuracy(ts, values, accuracy, hdop)] };
 }
 
 /** One location object of the JSON form; a string is the reason it cannot be read. */
@@ -130,6 +147,7 @@ function readLocation(location: unknown, receivedAt: number): OsmandRecord | str
     ts = parsed;
   }
   const values: Record<string, unknown> = {};
+  let accuracy: unknown;
   const coords = location.coords;
   if (coords !== undefined) {
     if (!isObject(coords)) return 'location.coords must be an object';
@@ -139,9 +157,10 @@ function readLocation(location: unknown, receivedAt: number): OsmandRecord | str
     const unknown = (v: unknown) => v === undefined || (typeof v === 'number' && v < 0);
     if (!unknown(coords.speed)) values.speed = scaled(coords.speed, MPS_TO_KMH);
     if (!unknown(coords.heading)) values.heading = coords.heading;
+    accuracy = coords.accuracy;
   }
   clearPositionWithoutFix(values, true);
-  return { ts, values };
+  return withAccuracy(ts, values, accuracy, undefined);
 }
 
 /** The JSON form of Traccar Client 9+: `device_id` and `location`, one object or a batch array. */

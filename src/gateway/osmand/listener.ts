@@ -77,7 +77,7 @@ export function buildOsmandApp(lookup: TrackerLookup, intake: IntakeGroups, metr
       lookup.logRefusal('osmand', decoded.deviceId, request.ip);
       return reply.code(json ? 404 : 400).send({ detail: UNREGISTERED_DEVICE });
     }
-    const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values }));
+    const records = decoded.records.map((r) => ({ vin: vehicle.vin, ts: r.ts, values: r.values, positionAccuracyM: r.positionAccuracyM }));
     let refused: number;
     try {
       refused = (await intake.deliver('osmand', decoded.deviceId, vehicle, records)).rejected.length;

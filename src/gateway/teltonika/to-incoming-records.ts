@@ -4,6 +4,7 @@
  * shows the original, which says more than dropping it would. IO ids follow the FMB/FMC
  * "basic/advanced" families (research note §4); unknown ids are ignored.
  */
+import { accuracyFromHdop, accuracyFromSatellites } from '../../domain/position-accuracy.js';
 import type { IncomingRecord } from '../../domain/telemetry-record.js';
 import type { AvlRecord, IoValue } from './avl-record.js';
 
@@ -11,7 +12,7 @@ export type DatapointValues = Record<string, number | string | null>;
 
 const IO = {
   gsmOdometer: 16, canMileage: 87, externalVoltage: 66, canFuelPercent: 89, obdFuelPercent: 48,
-  canRpm: 85, obdRpm: 36, canEngineTemp: 115, obdCoolant: 32, ignition: 239,
+  canRpm: 85, obdRpm: 36, canEngineTemp: 115, obdCoolant: 32, ignition: 239, hdop: 182,
 } as const;
 
 /** A fixed-width IO value as a number; NX bytes, or a bigint no double can hold, are not one. */
@@ -53,6 +54,17 @@ function ioValues(io: ReadonlyMap<number, IoValue>): DatapointValues {
 }
 
 /**
+ * The fix's estimated horizontal accuracy, metres (domain/position-accuracy.ts): from GNSS HDOP
+ * (IO 182, in tenths) when the record carries a non-zero one, else from the satellite count;
+ * null without a fix (0 satellites), whatever the IO says.
+ */
+export function teltonikaAccuracy(record: AvlRecord): number | null {
+  if (record.satellites <= 0) return null;
+  const hdop = numeric(record.io.get(IO.hdop));
+  return (hdop === undefined ? null : accuracyFromHdop(hdop / 10)) ?? accuracyFromSatellites(record.satellites);
+}
+
+/**
  * One record's datapoints, given the ignition state known before it (undefined when none is).
  * An `event` is set when IO 239 differs from that state, or when the device says IO 239
  * triggered the record (it saw a change the previous state may not show, e.g. after a gap).
@@ -89,7 +101,7 @@ export function toIncomingRecords(vin: string, records: readonly AvlRecord[], pr
   for (const record of [...records].sort((a, b) => a.timestampMs - b.timestampMs)) {
     const mapped = toIncomingValues(record, ignition);
     ignition = mapped.ignition;
-    out.push({ vin, ts: mapped.ts, values: mapped.values });
+    out.push({ vin, ts: mapped.ts, values: mapped.values, positionAccuracyM: teltonikaAccuracy(record) });
   }
   return { records: out, ignition };
 }

@@ -9,7 +9,7 @@ import { inTransaction } from '../in-transaction.js';
 
 export type TelemetryRow = Insertable<TelemetryTable>;
 
-/** Rows per INSERT without array parameters: 24 columns × 500 stays far below SQLite's bound-parameter limit. */
+/** Rows per INSERT without array parameters: 25 columns × 500 stays far below SQLite's bound-parameter limit. */
 const INSERT_CHUNK = 500;
 
 /**
@@ -43,6 +43,7 @@ export const UNNEST_COLUMN_TYPES = {
   event: 'text',
   flag: 'text',
   received_at: 'int8',
+  position_accuracy_m: 'float8',
 } as const satisfies Record<keyof TelemetryTable, 'varchar' | 'int8' | 'float8' | 'text'>;
 
 const UNNEST_COLUMNS = Object.keys(UNNEST_COLUMN_TYPES) as (keyof TelemetryTable)[];
@@ -89,6 +90,8 @@ export function toTelemetryRow(record: TelemetryRecord, receivedAt: number): Tel
     ...(record.values as Partial<TelemetryRow>),
     flag: record.flag === null ? null : JSON.stringify(record.flag),
     received_at: receivedAt,
+    // Left out when unknown, as absent datapoints are: queued rows stay as small as before.
+    ...(record.positionAccuracyM !== undefined && { position_accuracy_m: record.positionAccuracyM }),
   };
 }
 

@@ -3,7 +3,18 @@ import { sql } from 'kysely';
 import type { Db } from '../connection.js';
 import type { TelemetryTable } from '../schema.js';
 
-export type TelemetryColumn = Exclude<keyof TelemetryTable, 'received_at'>;
+/** The columns a datapoint read may ask for: not the service's own bookkeeping, which the interface never shows. */
+export type TelemetryColumn = Exclude<keyof TelemetryTable, 'received_at' | 'position_accuracy_m'>;
+
+/**
+ * A VIN's records in (after, upTo], ascending: what the followers of the store (trip detection,
+ * the geofence evaluator) read past their per-VIN cursor, one range of the primary key. Without
+ * `upTo`, every record after `after`. The caller picks the columns and the page size.
+ */
+export function recordsAfter(db: Db, vin: string, after: number, upTo?: number) {
+  const range = db.selectFrom('telemetry').where('vin', '=', vin).where('ts', '>', after);
+  return (upTo === undefined ? range : range.where('ts', '<=', upTo)).orderBy('ts');
+}
 
 /** One page of a VIN's records in [start, end], ascending, strictly after `afterTs` (keyset paging). */
 export function readTelemetryPage(

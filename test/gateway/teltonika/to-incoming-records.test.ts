@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTcpPacket } from '../../../src/gateway/teltonika/decode.js';
 import type { AvlRecord, IoValue } from '../../../src/gateway/teltonika/avl-record.js';
-import { toIncomingRecords, toIncomingValues } from '../../../src/gateway/teltonika/to-incoming-records.js';
+import { teltonikaAccuracy, toIncomingRecords, toIncomingValues } from '../../../src/gateway/teltonika/to-incoming-records.js';
 import { checkIncomingRecord } from '../../../src/domain/telemetry-record.js';
 import { TRACCAR } from './traccar-vectors.js';
 import { bytes } from './wiki-vectors.js';
@@ -85,5 +85,36 @@ describe('Teltonika records as datapoints (D11)', () => {
     expect(records[0]!.values).toMatchObject({ latitude: 55.9510533, longitude: 23.2913183, speed: 8, lv_battery_voltage: 14.017 });
     // The newest record (first on the wire) has no fix.
     expect(records[2]!.values).toMatchObject({ latitude: null, longitude: null, lv_battery_voltage: 12.8 });
+  });
+});
+
+describe('Teltonika position accuracy', () => {
+  it('when a record carries GNSS HDOP (IO 182, tenths), then the accuracy is HDOP × 5 m, whatever the satellite count', () => {
+    expect(teltonikaAccuracy(record([[182, 12]]))).toBe(6);
+    expect(teltonikaAccuracy(record([[182, 25]], { satellites: 4 }))).toBe(12.5);
+    expect(teltonikaAccuracy(record([[182, 500]], { satellites: 12 }))).toBe(250);
+  });
+
+  it('when there is no HDOP, or it is 0 or not a fixed-width number, then the satellite count gives 10, 25 or 100 m', () => {
+    expect([9, 7, 6, 4, 3, 1].map((satellites) => teltonikaAccuracy(record([], { satellites })))).toEqual([10, 10, 25, 25, 100, 100]);
+    expect(teltonikaAccuracy(record([[182, 0]], { satellites: 5 }))).toBe(25);
+    expect(teltonikaAccuracy(record([[182, Buffer.from([0, 12])]], { satellites: 9 }))).toBe(10);
+    expect(teltonikaAccuracy(record([[182, 14n]]))).toBe(7);
+  });
+
+  it('when a record has no fix (0 satellites), then there is no accuracy, even with an HDOP', () => {
+    expect(teltonikaAccuracy(record([[182, 9]], { satellites: 0 }))).toBeNull();
+  });
+
+  it('when a packet is mapped, then each record carries its own accuracy, and the intake keeps it beside a position only', () => {
+    const records = [
+      record([[182, 8]], { timestampMs: 1_000 }),
+      record([], { timestampMs: 2_000, satellites: 5 }),
+      record([[182, 8]], { timestampMs: 3_000, satellites: 0 }),
+    ];
+    const out = toIncomingRecords(VIN, records, undefined).records;
+    expect(out.map((r) => [r.ts, r.positionAccuracyM])).toEqual([[1_000, 4], [2_000, 25], [3_000, null]]);
+    const kept = out.map((r) => checkIncomingRecord(r, r.ts, 0)).map((c) => c.ok && c.record.positionAccuracyM);
+    expect(kept).toEqual([4, 25, undefined]);
   });
 });
