@@ -4,6 +4,7 @@
  * m/s, -1 unknown), and refusals with the protocol's statuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATAPOINTS } from '../../src/domain/datapoints.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
@@ -52,6 +53,28 @@ describe.each(DATABASE_KINDS)('OsmAnd gateway on %s', (kind) => {
     const res = await fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     expect(await read(at)).toEqual([{ date_time: '2026-11-20 08:59:20', latitude: -23.58, longitude: -46.66, speed: 36, heading: null }]);
+  });
+
+  it('when a phone sends its accuracy, then it is kept with the record (the first of a second wins, with its own), never with a record without a fix, and vehicle-data does not show it', async () => {
+    const at = T0 - 30_000;
+    const location = (ms: number, latitude: number, accuracy: number, longitude = -46.67) => ({ timestamp: new Date(ms).toISOString(), coords: { latitude, longitude, speed: 0, heading: -1, accuracy } });
+    const post = (body: unknown) => fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const batch = [location(at, -23.59, 4.5), location(at + 500, -23.591, 40), location(at + 1000, 0, 5, 0)];
+    expect((await post({ device_id: id, location: batch })).status).toBe(200);
+    expect((await post({ device_id: id, location: location(at, -23.59, 60) })).status).toBe(200);
+    expect((await fetch(`${base}/?id=${id}&timestamp=${(at + 2000) / 1000}&lat=-23.592&lon=-46.67&hdop=1.5`)).status).toBe(200);
+    const stored = await svc.store.db.selectFrom('telemetry').select(['ts', 'latitude', 'position_accuracy_m'])
+      .where('vin', '=', vin).where('ts', '>=', at).where('ts', '<=', at + 2000).orderBy('ts').execute();
+    expect(stored).toEqual([
+      { ts: at, latitude: -23.59, position_accuracy_m: 4.5 },
+      { ts: at + 1000, latitude: null, position_accuracy_m: null },
+      { ts: at + 2000, latitude: -23.592, position_accuracy_m: 7.5 },
+    ]);
+    const local = new Date(at - 3 * 3_600_000).toISOString().slice(0, 19);
+    const res = await svc.request('POST', '/vehicle-data', { json: { vins: [vin], datapoints: DATAPOINTS.map((d) => d.name), start_date: local, end_date: local }, headers: auth });
+    expect(res.status).toBe(200);
+    const [record] = res.body[vin] as Record<string, unknown>[];
+    expect(Object.keys(record!).sort()).toEqual(DATAPOINTS.map((d) => d.name).sort());
   });
 
   it('when the id is missing, unknown or the request unreadable, then a 4xx with a detail, and nothing is stored', async () => {

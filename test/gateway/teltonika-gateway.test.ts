@@ -100,6 +100,18 @@ describe.each(DATABASE_KINDS)('Teltonika gateway on %s', (kind) => {
     t.close();
   });
 
+  it('when records carry GNSS HDOP, only a satellite count, or no fix, then each is stored with its accuracy: HDOP × 5 m, by satellites, none', async () => {
+    const t = await tracker();
+    const at = T0 - 44_000;
+    expect(await t.send([
+      avlRecord(at, { hdopTenths: 14 }), avlRecord(at + 1000, { satellites: 5 }), avlRecord(at + 2000, { satellites: 0, hdopTenths: 14 }),
+    ], CODEC_8E)).toBe(3);
+    const stored = await svc.store.db.selectFrom('telemetry').select(['ts', 'position_accuracy_m']).where('vin', '=', vin)
+      .where('ts', '>=', at).where('ts', '<=', at + 2000).orderBy('ts').execute();
+    expect(stored).toEqual([{ ts: at, position_accuracy_m: 7 }, { ts: at + 1000, position_accuracy_m: 25 }, { ts: at + 2000, position_accuracy_m: null }]);
+    t.close();
+  });
+
   it('when a packet is resent, in any record order and codec, then it is acknowledged again and stored once', async () => {
     const t = await tracker();
     const at = T0 - 40_000;

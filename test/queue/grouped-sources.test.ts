@@ -66,7 +66,9 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
   it('when 50 trackers\' records are accepted in one call, then the queue gets at most one message per partition, and the writers store every record', async () => {
     const batches: IntakeBatch[] = TRACKERS.map((t) => ({
       source: device(t),
-      records: Array.from({ length: PER_TRACKER }, (_, i) => ({ vin: t.vin, ts: T0 - 3_600_000 + i * 1000, values: { speed: 20 + (i % 5), latitude: -23.5, longitude: -46.6 } })),
+      records: Array.from({ length: PER_TRACKER }, (_, i) => ({
+        vin: t.vin, ts: T0 - 3_600_000 + i * 1000, values: { speed: 20 + (i % 5), latitude: -23.5, longitude: -46.6 }, positionAccuracyM: i % 4 === 0 ? null : 5 + (i % 4),
+      })),
     }));
     const results = await acceptTelemetryBatches(svc.store, batches, svc.clock.now(), { ...INTAKE, queue });
     expect(results.every((r) => r.accepted === PER_TRACKER && r.rejected.length === 0)).toBe(true);
@@ -78,6 +80,9 @@ describe.each(DATABASE_KINDS)('a group of many trackers\' records on the ingest 
     writers = await startTelemetryWriters(queue, svc.store, svc.clock, INTAKE, logger, metrics);
     await until('every record stored', async () => (await storedCount()) === TRACKERS.length * PER_TRACKER);
     expect(metricSum(await registry.metrics(), 'ingest_queue_rejected_records_total')).toBe(0);
+    // Each record's position accuracy travels with it through the queue.
+    const accuracies = await svc.store.db.selectFrom('telemetry').select(['ts', 'position_accuracy_m']).where('vin', '=', TRACKERS[7]!.vin).orderBy('ts').execute();
+    expect(accuracies.map((r) => r.position_accuracy_m)).toEqual(Array.from({ length: PER_TRACKER }, (_, i) => (i % 4 === 0 ? null : 5 + (i % 4))));
   }, scaled(60_000));
 
   it('when one message carries several trackers\' rows, then each row is checked against its own tracker: a row under another tracker\'s source is refused', async () => {

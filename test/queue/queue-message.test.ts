@@ -50,6 +50,13 @@ describe('ingest queue messages', () => {
     expect(back.find((r) => r.vin === vins[3] && r.ts === 1_700_000_005_000)).toEqual(row(vins[3]!, 1_700_000_005_000));
   });
 
+  it('when a row carries a position accuracy, then it comes back with it; a row without one comes back without the column', () => {
+    const rows = [{ ...row(vins[0]!, 1000), position_accuracy_m: 7.5 }, row(vins[0]!, 2000)];
+    const [message] = queueMessages(ofOem(rows), 0, 4);
+    expect(rowsOf(message!.body)).toEqual(rows);
+    expect(rowsOf(message!.body)[1]).not.toHaveProperty('position_accuracy_m');
+  });
+
   it('when the same rows are queued again, in another order and received later, then the messages have the same ids; other rows, other ids', () => {
     const rows = vins.slice(0, 8).flatMap((vin) => [row(vin, 1000), row(vin, 2000)]);
     const again = [...rows].reverse().map((r) => ({ ...r, received_at: r.received_at + 60_000 }));

@@ -111,4 +111,28 @@ describe.each(DATABASE_KINDS)('hostile messages on the ingest queue (%s)', (kind
     await until('both refusals counted', async () => (await counter('ingest_queue_rejected_records_total')) === rejectedBefore + 2);
     expect((await storedKeys()).filter((k) => !before.includes(k))).toEqual([`${teltonika.vin}@${row(teltonika.vin, 100).ts}`]);
   }, scaled(30_000));
+
+  it('when queued rows carry a position accuracy, then a usable one beside a position is stored, a row of an edge without the column stores none, and one the intake would not keep is refused', async () => {
+    const vin = ALPHA_VINS[0];
+    const at = (seconds: number) => row(vin, seconds).ts;
+    const mine = async () => svc.store.db.selectFrom('telemetry').select(['ts', 'position_accuracy_m']).where('vin', '=', vin).where('ts', '>=', at(200)).orderBy('ts').execute();
+    const here = { latitude: -23.55, longitude: -46.63 };
+    const rejectedBefore = await counter('ingest_queue_rejected_records_total');
+    await publish(JSON.stringify({
+      at: T0, batches: [{ source: { kind: 'oem', oem: 'simmotors' }, rows: [
+        row(vin, 200, { ...here, position_accuracy_m: 7.5 }), // good: stored with it
+        row(vin, 201, here), // an edge that predates the column: unknown
+        row(vin, 202, { ...here, position_accuracy_m: null }),
+        row(vin, 203, { ...here, position_accuracy_m: -4 }), // the intake drops it: not an edge's row
+        row(vin, 204, { position_accuracy_m: 10 }), // no position, so the intake would not keep one
+        row(vin, 205, { ...here, position_accuracy_m: '7.5' }), // not a number
+      ] }],
+    }));
+    await until('the rows with an accuracy the intake keeps stored', async () => (await mine()).length >= 3);
+    await until('the other three refused', async () => (await counter('ingest_queue_rejected_records_total')) === rejectedBefore + 3);
+    expect(await mine()).toEqual([{ ts: at(200), position_accuracy_m: 7.5 }, { ts: at(201), position_accuracy_m: null }, { ts: at(202), position_accuracy_m: null }]);
+    const log = lines.join('');
+    expect(log).toContain('position_accuracy_m: out of range or without a position');
+    expect(log).toContain('position_accuracy_m must be a number or null');
+  }, scaled(30_000));
 });

@@ -22,7 +22,7 @@ function fullRow(vin: string, i: number): TelemetryRow {
     left_rear_tire_pressure: 229.25, right_rear_tire_pressure: 228.75, oil_level: 81, engine_cooling_temperature: -12.5,
     lv_battery_voltage: 12.6, hv_battery_voltage: 398.4, hv_battery_soc: 77.7, hv_battery_charging_status: 'charging',
     seat_belt_status: 'buckled', event: `event ${i}`, flag: JSON.stringify({ speed: { value: 500 + i, flag: 'out of range' } }),
-    received_at: T + i * 1000 + 2500,
+    received_at: T + i * 1000 + 2500, position_accuracy_m: 3.5 + i / 10,
   };
 }
 

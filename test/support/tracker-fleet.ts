@@ -22,9 +22,10 @@ export function trackerFleet(): FleetJson {
 /** A record as an FMB tracker takes it: fix, position, speed, and the IO ids D11 maps. */
 export function avlRecord(timestampMs: number, fields: {
   lat?: number; lon?: number; speed?: number; angle?: number; satellites?: number; ignition?: boolean;
-  odometerM?: number; voltageMv?: number; fuelPct?: number; eventIoId?: number;
+  odometerM?: number; voltageMv?: number; fuelPct?: number; eventIoId?: number; hdopTenths?: number;
 } = {}): AvlRecord {
   const io = new Map<number, number>([[239, fields.ignition === false ? 0 : 1], [66, fields.voltageMv ?? 12_800], [16, fields.odometerM ?? 1_000_000], [89, fields.fuelPct ?? 50]]);
+  if (fields.hdopTenths !== undefined) io.set(182, fields.hdopTenths);
   return {
     timestampMs, priority: 0, latitude: fields.lat ?? -23.55, longitude: fields.lon ?? -46.63, altitude: 760, angle: fields.angle ?? 90,
     satellites: fields.satellites ?? 9, speed: fields.speed ?? 0, eventIoId: fields.eventIoId ?? 0, io,
