@@ -12,6 +12,7 @@ import type { WebhookDeps } from '../webhooks/webhook-deps.js';
 import type { StateSettings } from '../domain/vehicle-state.js';
 import type { ConsoleSettings } from './console/console-settings.js';
 import type { TelemetrySink } from '../intake/accept-telemetry.js';
+import type { GeofenceSettings } from '../geofences/geofence-deps.js';
 
 /** What the HTTP layer needs; the composition root provides it (src/roles/api-app.ts). */
 export interface AppDeps {
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly console: ConsoleSettings | undefined;
   /** /webhook-endpoints. */
   readonly webhooks: WebhookDeps;
+  /** /geofences. */
+  readonly geofences: GeofenceSettings;
   /** Where POST /ingest puts checked records (`--ingest-queue`); undefined: stored in the request. */
   readonly ingestQueue: TelemetrySink | undefined;
   /** What /readyz asks. */

@@ -16,12 +16,13 @@ import { commandRoutes } from './command-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { eventStreamRoute } from './event-stream-route.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { geofenceRoutes } from './geofence-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
 import { IngestSummary } from './ingest-summary.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
-import { ErrorBody, Vehicle } from '@telematics/contract';
+import { ErrorBody, Geofence, Vehicle } from '@telematics/contract';
 import { consolePlugin } from './console/console-plugin.js';
 
 /** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(Vehicle);
+  app.addSchema(Geofence);
   // The interface's own description is public by choice (`--no-docs` turns it off); it holds
   // nothing the interface document does not.
   if (deps.docs) await installOpenApi(app);
@@ -113,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(eventRoutes(deps));
     await protectedScope.register(eventStreamRoute(deps));
     await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
+    await protectedScope.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
   return app;

@@ -76,6 +76,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'commands', description: 'Remote commands through the automaker' },
         { name: 'events', description: 'What happened, for applications to be told: a feed with a cursor (see docs/events.md)' },
         { name: 'webhooks', description: 'Events pushed to the application\'s receivers, signed (Standard Webhooks)' },
+        { name: 'geofences', description: 'A company\'s areas and corridors (GeoJSON), which vehicles are watched entering and leaving (see docs/geofences.md)' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

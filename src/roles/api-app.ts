@@ -27,6 +27,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     connectionsPerAddress: config.connectionsPerAddress,
     eventStreams: { ...EVENT_STREAM_TIMING, perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
+    geofences: { maxPerCompany: config.maxGeofencesPerCompany },
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,
     console: config.console

@@ -22,6 +22,12 @@ export interface DialectCapabilities {
    * `integer primary key autoincrement`.
    */
   readonly serialKey: 'bigserial' | 'autoincrement';
+  /**
+   * The column type of text that sorts byte by byte whatever collation the database was made
+   * with, so a list ordered by it is in the same order on both: `text collate "C"` (PostgreSQL),
+   * `text` (SQLite compares text with BINARY unless told otherwise).
+   */
+  readonly bytewiseText: string;
 }
 
 export const sqliteCapabilities: DialectCapabilities = Object.freeze({
@@ -32,6 +38,7 @@ export const sqliteCapabilities: DialectCapabilities = Object.freeze({
   notifications: false,
   arrayParameters: false,
   serialKey: 'autoincrement',
+  bytewiseText: 'text',
 });
 
 export const postgresCapabilities: DialectCapabilities = Object.freeze({
@@ -42,4 +49,5 @@ export const postgresCapabilities: DialectCapabilities = Object.freeze({
   notifications: true,
   arrayParameters: true,
   serialKey: 'bigserial',
+  bytewiseText: 'text collate "C"',
 });

@@ -270,6 +270,33 @@ export interface VehiclePresenceTable {
   changed_at: number;
 }
 
+/** A company's geofence (migration 0021). */
+export interface GeofencesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: string | null;
+  /** `circle`, `polygon` or `corridor`. */
+  kind: string;
+  /** The GeoJSON geometry the API answers, as JSON text. */
+  geometry: string;
+  radius_m: number | null;
+  width_m: number | null;
+  /** Bounds, degrees: never smaller than the shape. */
+  min_lon: number;
+  min_lat: number;
+  max_lon: number;
+  max_lat: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Raised with every change to a company's geofences (migration 0021). */
+export interface GeofenceRevisionsTable {
+  company_id: string;
+  revision: number;
+}
+
 /** An application's webhook receiver (migration 0012). */
 export interface WebhookEndpointsTable {
   id: string;
@@ -376,6 +403,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   console_sessions: ConsoleSessionsTable;
   simulation_state: SimulationStateTable;
+  geofences: GeofencesTable;
+  geofence_revisions: GeofenceRevisionsTable;
 }
 
 /** The query builder over these tables: the database, or a transaction on it. */

@@ -110,7 +110,7 @@ export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
   /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
-  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'console' | 'sharedRateStore'>> & {
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'console' | 'sharedRateStore' | 'geofences'>> & {
     readonly eventStreams?: Partial<EventStreamSettings>;
   };
   /**

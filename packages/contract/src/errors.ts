@@ -91,6 +91,13 @@ export const errors = Object.freeze({
   webhookEndpointDisabledByOperator: entry('TLM_WEBHOOK_ENDPOINT_DISABLED_BY_OPERATOR', 409, 'The webhook endpoint was disabled by the operator: ask them to enable it.'),
   webhookSinceInvalid: entry('TLM_WEBHOOK_SINCE_INVALID', 400, 'since must be a date within the event retention: {formats}.'),
 
+  // /geofences (D13)
+  geofenceInvalid: entry('TLM_GEOFENCE_INVALID', 400, 'Invalid geofence: {problem}.'),
+  geofenceNotFound: entry('TLM_GEOFENCE_NOT_FOUND', 404, 'Geofence not found.'),
+  tooManyGeofences: entry('TLM_TOO_MANY_GEOFENCES', 409, 'A company may have at most {max} geofences.'),
+  geofenceLimitInvalid: entry('TLM_GEOFENCE_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 200.'),
+  geofenceCursorInvalid: entry('TLM_GEOFENCE_CURSOR_INVALID', 400, 'Invalid cursor: use a next_cursor of GET /geofences.'),
+
   // The web console (/console/session, /console/api/*)
   consoleCrossSite: entry('TLM_CONSOLE_CROSS_SITE', 403, 'Cross-site request refused: send it from the console.'),
   consoleSignInFieldsMissing: entry('TLM_CONSOLE_SIGN_IN_FIELDS_MISSING', 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'),

@@ -27,6 +27,10 @@ export {
 } from './schemas/command-history.js';
 export { HealthStatus } from './schemas/health.js';
 export {
+  DEFAULT_GEOFENCES_PAGE, Geofence, GeofenceBody, GeofenceGeometry, GeofenceLineString, GeofenceParams, GeofencePoint, GeofencePolygon, GeofencesPage,
+  GeofencesQuery, GEOFENCE_METRES, MAX_GEOFENCE_DESCRIPTION, MAX_GEOFENCE_NAME, MAX_GEOFENCE_POSITIONS, MAX_GEOFENCES_PAGE,
+} from './schemas/geofences.js';
+export {
   DEFAULT_EVENTS_PAGE, EVENT_TYPES, EventEnvelope, EventsPage, EventsQuery, EventStreamQuery, isEventType, MAX_EVENTS_PAGE,
   type EventType, type ServiceEvent,
 } from './schemas/events.js';

@@ -1,5 +1,5 @@
 /**
- * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands) answered
+ * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands, geofences) answered
  * on the console session instead of a bearer token, so the console reads exactly what an
  * application reads and every check, text and limit is the same code. Commands of a session that
  * proved the sign-secret at sign-in are signed here with the application's sealed sign-secret:
@@ -12,6 +12,7 @@ import { OpenedSignSecrets } from '../../registry/application-secrets.js';
 import type { AppDeps } from '../app-deps.js';
 import { principalOf } from '../authenticate-hook.js';
 import { commandRoutes } from '../command-routes.js';
+import { geofenceRoutes } from '../geofence-routes.js';
 import type { RequestLimits } from '../rate-limits.js';
 import { vehicleDataRoute } from '../vehicle-data-route.js';
 import { vehicleRoutes } from '../vehicle-routes.js';
@@ -45,6 +46,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(vehicleDataRoute(deps));
     await api.register(vehicleTripsRoute(deps));
     await api.register(commandRoutes(deps, deps.clock, limits));
+    await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     api.all('/*', async () => { throw new ServiceError(errors.notFound); });
   };
 }

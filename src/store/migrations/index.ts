@@ -20,6 +20,7 @@ import { consoleCommandProofMigration } from './0017-console-command-proof.js';
 import { tripShardsMigration } from './0018-trip-shards.js';
 import { simulationStateMigration } from './0019-simulation-state.js';
 import { vehicleActivityMigration } from './0020-vehicle-activity.js';
+import { geofencesMigration } from './0021-geofences.js';
 import { positionAccuracyMigration } from './0022-position-accuracy.js';
 import { geofenceWatchMigration } from './0023-geofence-watch.js';
 
@@ -49,6 +50,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0018-trip-shards': tripShardsMigration,
     '0019-simulation-state': simulationStateMigration,
     '0020-vehicle-activity': vehicleActivityMigration,
+    '0021-geofences': geofencesMigration(capabilities),
     '0022-position-accuracy': positionAccuracyMigration,
     '0023-geofence-watch': geofenceWatchMigration,
   });

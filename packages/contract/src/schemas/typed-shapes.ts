@@ -10,6 +10,7 @@ import { COMMAND_NAMES } from '../command-catalogue.js';
 import { SIGNATURE_PATTERN } from '../command-signature.js';
 import { DATAPOINTS } from '../datapoints.js';
 import { TRIP_DATAPOINT_NAMES } from '../trip-datapoints.js';
+import { GeofenceBody } from './geofences.js';
 import { MAX_LISTED } from './list-bounds.js';
 import { SIGNATURE_HEADER_TEXT, VehicleCommandHeaders } from './vehicle-command.js';
 
@@ -149,5 +150,5 @@ export const VehicleTripsResponseShape = byVin(Type.Ref('TripRecord'), {
 export const TYPED_SHAPES: readonly TSchema[] = [
   VehicleCommandRequestShape, CommandConfirmationShape, CommandPendingShape, CommandStartFailedShape, CommandCreatedShape,
   CommandResultShape, CommandStatusShape, VehicleDataRequestShape, VehicleDataRecordShape, VehicleDataResponseShape,
-  VehicleTripsRequestShape, TripRecordShape, VehicleTripsResponseShape,
+  VehicleTripsRequestShape, TripRecordShape, VehicleTripsResponseShape, GeofenceBody,
 ];

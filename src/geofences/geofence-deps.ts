@@ -1,0 +1,14 @@
+import type { Clock } from '../domain/clock.js';
+import type { StoreConnection } from '../store/connection.js';
+
+/** What the /geofences use cases are given (the configuration's part in `settings`). */
+export interface GeofenceDeps {
+  readonly store: StoreConnection;
+  readonly clock: Clock;
+  readonly settings: GeofenceSettings;
+}
+
+export interface GeofenceSettings {
+  /** Fences one company may have (`--max-geofences-per-company`). */
+  readonly maxPerCompany: number;
+}

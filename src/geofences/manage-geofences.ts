@@ -1,0 +1,51 @@
+/**
+ * Creating, reading, replacing and deleting a company's geofences (D13). Another company's fence
+ * reads as absent. Every change raises the company's revision in its own transaction, first, so
+ * the evaluator sees a revision move only with the change committed, and a company's creations
+ * take turns past the cap's count.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Geofence } from '@telematics/contract';
+import { errors, ServiceError } from '../domain/errors.js';
+import { bumpGeofenceRevision, countGeofences, deleteGeofence, findGeofence, insertGeofence, replaceGeofence } from '../store/geofences-queries.js';
+import type { GeofenceDeps } from './geofence-deps.js';
+import { geofenceIdOf, geofenceResource, storedColumnsOf } from './geofence-resource.js';
+
+export async function createGeofence(deps: GeofenceDeps, companyId: string, body: unknown): Promise<Geofence> {
+  const now = deps.clock.now();
+  const row = { id: randomUUID(), company_id: companyId, created_at: now, ...storedColumnsOf(body, now) };
+  const max = deps.settings.maxPerCompany;
+  await deps.store.db.transaction().execute(async (trx) => {
+    await bumpGeofenceRevision(trx, companyId);
+    if ((await countGeofences(trx, companyId)) >= max) throw new ServiceError(errors.tooManyGeofences, { max: String(max) });
+    await insertGeofence(trx, row);
+  });
+  return geofenceResource(row);
+}
+
+export async function readGeofence(deps: Pick<GeofenceDeps, 'store'>, companyId: string, id: string): Promise<Geofence> {
+  const row = await findGeofence(deps.store.db, companyId, geofenceIdOf(id));
+  if (!row) throw new ServiceError(errors.geofenceNotFound);
+  return geofenceResource(row);
+}
+
+/** PUT: the body replaces every field (a description left out is removed); id and creation stay. */
+export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string, id: string, body: unknown): Promise<Geofence> {
+  const fenceId = geofenceIdOf(id);
+  const columns = storedColumnsOf(body, deps.clock.now());
+  const row = await deps.store.db.transaction().execute(async (trx) => {
+    await bumpGeofenceRevision(trx, companyId);
+    const replaced = await replaceGeofence(trx, companyId, fenceId, columns);
+    if (!replaced) throw new ServiceError(errors.geofenceNotFound);
+    return replaced;
+  });
+  return geofenceResource(row);
+}
+
+export async function removeGeofence(deps: Pick<GeofenceDeps, 'store'>, companyId: string, id: string): Promise<void> {
+  const fenceId = geofenceIdOf(id);
+  await deps.store.db.transaction().execute(async (trx) => {
+    await bumpGeofenceRevision(trx, companyId);
+    if (!(await deleteGeofence(trx, companyId, fenceId))) throw new ServiceError(errors.geofenceNotFound);
+  });
+}
