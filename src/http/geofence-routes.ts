@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { GeofenceBody, GeofenceParams, GeofencesQuery } from '@telematics/contract';
+import { GeofenceParams, GeofencesQuery } from '@telematics/contract';
 import { Type } from 'typebox';
 import type { GeofenceDeps } from '../geofences/geofence-deps.js';
 import { listCompanyGeofences } from '../geofences/list-geofences.js';
@@ -20,7 +20,7 @@ const GeofencesPage = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null when there is none' }),
 });
 const ONE_GEOFENCE = [...AUTH_ERRORS, ...PATH_ERRORS, 'geofenceNotFound'] as const;
-const documentedBody = { config: { swaggerTransform: documentedAs({ body: GeofenceBody }) } };
+const documentedBody = { config: { swaggerTransform: documentedAs({ body: Type.Ref('GeofenceBody') }) } };
 const KINDS = 'A `Point` with `radius_m` (a circle), a `Polygon` (holes allowed; at most 1,024 positions in all) or a `LineString` with `width_m` (a corridor, half the width each side); radius and width 10 to 50,000 m.';
 
 export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {

@@ -1,7 +1,7 @@
 /**
  * The SDK against the real service (both databases): every operation, every error class, the
  * token shared by concurrent calls, a lost answer to command creation retried without a second
- * command, the confirmation flow, waiting to Success, Error and timeout, events, webhooks.
+ * command, the confirmation flow, waiting to Success, Error and timeout, events, webhooks, geofences.
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -422,6 +422,34 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     const gone = await client.events.page({ after: old }).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(GoneError);
     expect(gone).toMatchObject({ status: 410, code: 'TLM_EVENT_CURSOR_EXPIRED' });
+  });
+
+  it('when geofences are created, walked page by page, replaced and deleted, then every answer is typed; a refused body is BadRequestError; a lost PUT is sent once', async () => {
+    const depot = await client.geofences.create({ name: 'Depot', geometry: { type: 'Point', coordinates: [-46.63, -23.55] }, radius_m: 150 });
+    const radius: number | undefined = depot.radius_m;
+    expect(radius).toBe(150);
+    const route = await client.geofences.create({ name: 'Avenida', geometry: { type: 'LineString', coordinates: [[-46.7, -23.5], [-46.6, -23.6]] }, width_m: 60 });
+    const names: string[] = [];
+    for await (const fence of client.geofences.list({ limit: 1 })) names.push(fence.name);
+    expect(names).toEqual(['Avenida', 'Depot']);
+    const square = [[-46.64, -23.56], [-46.62, -23.56], [-46.62, -23.54], [-46.64, -23.54], [-46.64, -23.56]];
+    const replaced = await client.geofences.replace(depot.id, { name: 'Yard', geometry: { type: 'Polygon', coordinates: [square] } });
+    expect(replaced).toMatchObject({ id: depot.id, name: 'Yard', geometry: { type: 'Polygon', coordinates: [square] }, created: depot.created });
+    expect(replaced.radius_m).toBeUndefined();
+    expect(await client.geofences.get(depot.id)).toEqual(replaced);
+
+    const wrong = await client.geofences.create({ name: 'x', geometry: { type: 'Point', coordinates: [0, 0] }, radius_m: 5 }).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(BadRequestError);
+    expect(wrong).toMatchObject({ status: 400, code: 'TLM_GEOFENCE_INVALID', detail: 'Invalid geofence: radius_m must be a number from 10 to 50000.' });
+    const lossy: Seen[] = [];
+    const flaky = clientFor({ fetch: recordingFetch(lossy, (method) => method === 'PUT') });
+    expect(await flaky.geofences.replace(route.id, { name: 'Avenida', geometry: route.geometry, width_m: 80 }).catch((e: unknown) => e)).toBeInstanceOf(ConnectionError);
+    expect(lossy.filter((s) => s.method === 'PUT')).toHaveLength(1);
+
+    await client.geofences.delete(depot.id);
+    await client.geofences.delete(route.id);
+    await expect(client.geofences.get(depot.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await client.geofences.page()).data).toEqual([]);
   });
 
   describe('webhooks', () => {

@@ -5,6 +5,7 @@
  */
 import { Commands } from './commands.js';
 import { Events } from './events.js';
+import { Geofences } from './geofences.js';
 import { CommandSigner } from './signing.js';
 import { TokenSource, type IssuedToken } from './token-source.js';
 import { Transport, type FetchLike } from './transport.js';
@@ -40,6 +41,7 @@ export class TelematicsClient {
   readonly events: Events;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly webhooks: Webhooks;
+  readonly geofences: Geofences;
 
   constructor(options: TelematicsClientOptions) {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
@@ -55,6 +57,7 @@ export class TelematicsClient {
     this.events = new Events(transport);
     this.webhookEndpoints = new WebhookEndpoints(transport);
     this.webhooks = new Webhooks();
+    this.geofences = new Geofences(transport);
   }
 }
 

@@ -22,7 +22,7 @@ export interface TransportSettings {
 }
 
 export interface Call {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly json?: unknown;

@@ -65,6 +65,11 @@ export type WebhookSecretRotation = JsonOf<operations['rotateWebhookEndpointSecr
 export type WebhookTestDelivery = JsonOf<operations['testWebhookEndpoint']['responses'][200]>;
 export type WebhookAttempt = JsonOf<operations['listWebhookAttempts']['responses'][200]>[number];
 
+export type Geofence = Schemas['Geofence'];
+/** What POST /geofences and PUT /geofences/{id} take: a Point with radius_m, a Polygon, or a LineString with width_m. */
+export type GeofenceBody = Schemas['GeofenceBody'];
+export type GeofencesPage = JsonOf<operations['listGeofences']['responses'][200]>;
+
 /** Dates of vehicle-data and trip queries: the service's text formats, or a Date (sent at -03:00). */
 export type DateInput = string | Date;
 

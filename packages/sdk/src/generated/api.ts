@@ -450,6 +450,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/geofences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's geofences
+         * @description By name, then id, a page at a time: pass next_cursor as `after` for the next page.
+         */
+        get: operations["listGeofences"];
+        put?: never;
+        /**
+         * Create a geofence
+         * @description A fence of the token's company. A `Point` with `radius_m` (a circle), a `Polygon` (holes allowed; at most 1,024 positions in all) or a `LineString` with `width_m` (a corridor, half the width each side); radius and width 10 to 50,000 m. A body that is not one of these, or a polygon whose rings cross, answers 400 naming the problem (docs/geofences.md).
+         */
+        post: operations["createGeofence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/geofences/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a geofence
+         * @description One of the company's fences; another company's reads as 404.
+         */
+        get: operations["getGeofence"];
+        /**
+         * Replace a geofence
+         * @description The same body as POST /geofences replaces the fence whole (a description left out is removed); its id and creation stay. A `Point` with `radius_m` (a circle), a `Polygon` (holes allowed; at most 1,024 positions in all) or a `LineString` with `width_m` (a corridor, half the width each side); radius and width 10 to 50,000 m.
+         */
+        put: operations["replaceGeofence"];
+        post?: never;
+        /**
+         * Delete a geofence
+         * @description Vehicles are no longer watched against it.
+         */
+        delete: operations["deleteGeofence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "command.succeeded": {
@@ -698,6 +750,35 @@ export interface components {
             /** @description When the vehicle connection was created, YYYY-MM-DDTHH:MM:SS at -03:00 */
             created: string;
         };
+        Geofence: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            geometry: {
+                /** @enum {string} */
+                type: "Point";
+                /** @description [longitude, latitude], degrees */
+                coordinates: number[];
+            } | {
+                /** @enum {string} */
+                type: "Polygon";
+                /** @description The outer ring, then its holes; each ring closed (its last position equals its first), without crossing itself or the others */
+                coordinates: number[][][];
+            } | {
+                /** @enum {string} */
+                type: "LineString";
+                coordinates: number[][];
+            };
+            /** @description Circles only */
+            radius_m?: number;
+            /** @description Corridors only */
+            width_m?: number;
+            /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+            created: string;
+            /** @description YYYY-MM-DDTHH:MM:SS-03:00: the last PUT, or the creation */
+            updated: string;
+        };
         VehicleCommandRequest: {
             /** @description The VIN (17 characters) */
             vin: string;
@@ -912,6 +993,30 @@ export interface components {
         /** @description Keyed by VIN; each value the VIN's trips (empty when none) */
         VehicleTripsResponse: {
             [key: string]: components["schemas"]["TripRecord"][];
+        };
+        GeofenceBody: {
+            /** @description 1 to 200 characters once trimmed; names need not be unique */
+            name: string;
+            description?: string;
+            geometry: {
+                /** @enum {string} */
+                type: "Point";
+                /** @description [longitude, latitude], degrees */
+                coordinates: number[];
+            } | {
+                /** @enum {string} */
+                type: "Polygon";
+                /** @description The outer ring, then its holes; each ring closed (its last position equals its first), without crossing itself or the others */
+                coordinates: number[][][];
+            } | {
+                /** @enum {string} */
+                type: "LineString";
+                coordinates: number[][];
+            };
+            /** @description With a Point, and only then: the circle's radius, metres (10 to 50000) */
+            radius_m?: number;
+            /** @description With a LineString, and only then: the corridor's full width, metres (10 to 50000) */
+            width_m?: number;
         };
     };
     responses: never;
@@ -3124,6 +3229,429 @@ export interface operations {
                 };
             };
             /** @description - `TLM_WEBHOOK_ENDPOINT_NOT_FOUND`: `Webhook endpoint not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listGeofences: {
+        parameters: {
+            query?: {
+                /** @description 1 to 200, default 100 */
+                limit?: string;
+                /** @description A next_cursor of an earlier page: the fences after it */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By name, then id */
+                        data: components["schemas"]["Geofence"][];
+                        /** @description Pass as `after` for the next page; null when there is none */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_GEOFENCE_LIMIT_INVALID`: `limit must be an integer from 1 to 200.`
+             *     - `TLM_GEOFENCE_CURSOR_INVALID`: `Invalid cursor: use a next_cursor of GET /geofences.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createGeofence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeofenceBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Geofence"];
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_GEOFENCE_INVALID`: `Invalid geofence: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_TOO_MANY_GEOFENCES`: `A company may have at most {max} geofences.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getGeofence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The geofence id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Geofence"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    replaceGeofence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The geofence id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeofenceBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Geofence"];
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_GEOFENCE_INVALID`: `Invalid geofence: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteGeofence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The geofence id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
             404: {
                 headers: {
                     [name: string]: unknown;

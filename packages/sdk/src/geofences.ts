@@ -1,0 +1,52 @@
+/** /geofences: the company's areas and corridors (D13), as GeoJSON. */
+import type { Transport } from './transport.js';
+import type { Geofence, GeofenceBody, GeofencesPage, RequestOptions } from './types.js';
+
+const path = (id: string) => `/geofences/${encodeURIComponent(id)}`;
+
+export interface GeofencesQuery {
+  /** 1 to 200, default 100. */
+  readonly limit?: number;
+  /** A next_cursor of an earlier page. */
+  readonly after?: string;
+}
+
+export class Geofences {
+  /** @internal */
+  constructor(private readonly transport: Transport) {}
+
+  /** Not retried: a retry after a lost answer would create the fence twice. */
+  async create(fence: GeofenceBody, options: RequestOptions = {}): Promise<Geofence> {
+    return (await this.transport.json<Geofence>({ method: 'POST', path: '/geofences', json: fence, retry: 'never', ...options })).data;
+  }
+
+  /** One page of the company's fences, by name then id. */
+  async page(query: GeofencesQuery = {}, options: RequestOptions = {}): Promise<GeofencesPage> {
+    return (await this.transport.json<GeofencesPage>({ method: 'GET', path: '/geofences', query: { limit: query.limit, after: query.after }, retry: 'read', ...options })).data;
+  }
+
+  /** Every fence of the company, by name then id, page by page for as long as you iterate. */
+  async *list(query: GeofencesQuery = {}, options: RequestOptions = {}): AsyncGenerator<Geofence> {
+    let after = query.after;
+    for (;;) {
+      const page = await this.page({ ...query, after }, options);
+      yield* page.data;
+      if (page.next_cursor === null) return;
+      after = page.next_cursor;
+    }
+  }
+
+  async get(id: string, options: RequestOptions = {}): Promise<Geofence> {
+    return (await this.transport.json<Geofence>({ method: 'GET', path: path(id), retry: 'read', ...options })).data;
+  }
+
+  /** The body replaces the fence whole. Not retried: only reads are. */
+  async replace(id: string, fence: GeofenceBody, options: RequestOptions = {}): Promise<Geofence> {
+    return (await this.transport.json<Geofence>({ method: 'PUT', path: path(id), json: fence, retry: 'never', ...options })).data;
+  }
+
+  /** Not retried: a retry after a lost answer would be told 404 for a fence it did delete. */
+  async delete(id: string, options: RequestOptions = {}): Promise<void> {
+    await this.transport.json<undefined>({ method: 'DELETE', path: path(id), retry: 'never', ...options });
+  }
+}
