@@ -22,6 +22,8 @@ export class PolygonFence implements CompiledFence {
   readonly innerCapM: number;
   private readonly rings: LonLatPaths;
   private readonly stack = new Float64Array(STACK_INTERVALS * 2);
+  private firstMeet = 0;
+  private lastMeet = 1;
 
   constructor(readonly shape: Polygon) {
     this.rings = new LonLatPaths(shape.rings, shape.rings[0]?.[0]?.[0] ?? 0);
@@ -40,15 +42,15 @@ export class PolygonFence implements CompiledFence {
   /**
    * A segment both of whose ends are outside and that meets no edge never enters (it lies
    * outside, or within a hole). Otherwise its depth inside, −signedDistanceM along it, is searched
-   * for a point at least `depthM` deep: a signed distance changes by at most one metre per metre
-   * moved, so an interval whose middle lies d deep holds no point deeper than d plus half its
-   * length, and is dropped when that is short of `depthM` (Piyavskii's bound for a Lipschitz
-   * function). Exact but for the tolerance above.
+   * between its first and last meeting with an edge for a point at least `depthM` deep: a signed
+   * distance changes by at most one metre per metre moved, so an interval whose middle lies d
+   * deep holds no point deeper than d plus half its length, and is dropped when that is short of
+   * `depthM` (Piyavskii's bound for a Lipschitz function). Exact but for the tolerance above.
    */
   segmentEntersM(fromLat: number, fromLon: number, toLat: number, toLon: number, depthM: number): boolean {
     const aLon = lonBeside(fromLon, this.rings.refLon);
     const bLon = lonBeside(toLon, aLon);
-    if (!this.meetsAnEdge(fromLat, aLon, toLat, bLon)) return false;
+    if (!this.meetEdges(fromLat, aLon, toLat, bLon)) return false;
     if (depthM <= 0) return true;
     const dLon = bLon - aLon;
     const dLat = toLat - fromLat;
@@ -56,8 +58,9 @@ export class PolygonFence implements CompiledFence {
     const equatorward = fromLat > 0 === toLat > 0 ? Math.min(Math.abs(fromLat), Math.abs(toLat)) : 0;
     const speed = Math.hypot(dLon * Math.cos(equatorward * RAD), dLat) * METRES_PER_DEGREE * 1.001;
     const stack = this.stack;
-    stack[0] = 0;
-    stack[1] = 1;
+    // Before its first meeting with an edge and after its last the segment is outside.
+    stack[0] = this.firstMeet;
+    stack[1] = this.lastMeet;
     let top = 2;
     let evaluations = 0;
     while (top > 0) {
@@ -77,18 +80,42 @@ export class PolygonFence implements CompiledFence {
     return false;
   }
 
-  private meetsAnEdge(aLat: number, aLon: number, bLat: number, bLon: number): boolean {
+  /**
+   * Whether the segment meets any edge; if so, where along it (0..1) it first and last does, left
+   * in firstMeet and lastMeet.
+   */
+  private meetEdges(aLat: number, aLon: number, bLat: number, bLon: number): boolean {
     const c = this.rings.coords;
     const ends = this.rings.ends;
+    const sx = bLon - aLon, sy = bLat - aLat;
+    let first = Infinity;
+    let last = -Infinity;
     let start = 0;
     for (let p = 0; p < ends.length; p += 1) {
       const end = ends[p]!;
       for (let i = start; i < end - 1; i += 1) {
-        if (segmentsMeet(aLon, aLat, bLon, bLat, c[i * 2]!, c[i * 2 + 1]!, c[i * 2 + 2]!, c[i * 2 + 3]!)) return true;
+        const cx = c[i * 2]!, cy = c[i * 2 + 1]!, dx = c[i * 2 + 2]!, dy = c[i * 2 + 3]!;
+        if (!segmentsMeet(aLon, aLat, bLon, bLat, cx, cy, dx, dy)) continue;
+        const ex = dx - cx, ey = dy - cy;
+        const denominator = sx * ey - sy * ex;
+        if (denominator !== 0) {
+          const t = ((cx - aLon) * ey - (cy - aLat) * ex) / denominator;
+          first = Math.min(first, t);
+          last = Math.max(last, t);
+        } else {
+          // Along the edge: the stretch they share.
+          const len2 = sx * sx + sy * sy;
+          const tc = len2 === 0 ? 0 : ((cx - aLon) * sx + (cy - aLat) * sy) / len2;
+          const td = len2 === 0 ? 0 : ((dx - aLon) * sx + (dy - aLat) * sy) / len2;
+          first = Math.min(first, tc, td);
+          last = Math.max(last, tc, td);
+        }
       }
       start = end;
     }
-    return false;
+    this.firstMeet = Math.max(0, first);
+    this.lastMeet = Math.min(1, last);
+    return first <= last;
   }
 
   /** Square metres inside ring `p` (shoelace in the flat metric at the fence's middle latitude). */
