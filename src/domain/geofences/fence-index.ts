@@ -2,7 +2,8 @@
  * A company's compiled fences behind a static packed R-tree (flatbush), so that the fences a
  * position may be near are found in O(log n + candidates): a position against 10,000 fences costs
  * about what it costs against ten. Built once from the company's fences and built again when they
- * change (flatbush cannot change in place; building 10,000 takes milliseconds).
+ * change (flatbush cannot change in place): indexing 10,000 compiled fences took 2–20 ms on
+ * a shared 2-core machine, and fences that did not change need not be compiled again.
  *
  * A fence across the antimeridian (bounds minLon > maxLon) is indexed as two boxes, and a query
  * box across it is searched as two; a fence met twice is listed once. flatbush is pure
