@@ -13,8 +13,9 @@
  * São Paulo and 50 km, and the distance to the point chosen grows by about the square of that:
  * 0.003 % at most out to 50 km at latitudes to 60° (tested against haversine over a dense sampling
  * of the boundary, within 0.01 %). A plain equirectangular projection at the fence's middle
- * latitude would keep the first-order error itself, over 0.5 % at 60° and 50 km. The sphere is not the WGS 84 ellipsoid:
- * that differs by up to 0.5 %, the same for every distance the service reports.
+ * latitude would keep the first-order error itself, over 0.5 % at 60° and 50 km. The sphere is
+ * not the WGS 84 ellipsoid, which differs by up to 0.5 %, as for every distance the service
+ * reports. Crossings pick the closest points the same way (circle-fence.ts, corridor-fence.ts).
  *
  * What is supported: fences anywhere but within their own size of a pole (the flat metric has no
  * east–west scale there; a circle, measured by haversine alone, is exact everywhere). A fence may
