@@ -19,7 +19,7 @@ import type { DriftRules, FenceState } from '../domain/geofences/judge-fence.js'
 import { watchFences } from '../domain/geofences/watch-fences.js';
 import type { StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/event-appends.js';
-import { listWatchCandidates, readPositionsAfter, readWatchState, saveWatch, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
+import { listWatchCandidates, watchedPositionsAfter, readWatchState, saveWatch, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
@@ -94,7 +94,7 @@ async function watchVehicle(
   pass.vehicles += 1;
   for (;;) {
     const from = expected ?? now - FIRST_LOOK_BACK_MS;
-    const positions = await readPositionsAfter(store.db, vehicle.vin, from, POSITIONS_PAGE);
+    const positions = await watchedPositionsAfter(store.db, vehicle.vin, from, POSITIONS_PAGE);
     const full = positions.length === POSITIONS_PAGE;
     const result = watchFences(fences, state, positions, settings.rules, settings.latenessMs);
     // Every record up to the newest the feed saw was committed before these positions were read:

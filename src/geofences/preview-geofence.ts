@@ -15,7 +15,7 @@ import { watchFences, type FenceWatchState } from '../domain/geofences/watch-fen
 import { datapointAllowances } from '../events/datapoint-allowances.js';
 import type { StoreConnection } from '../store/connection.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
-import { readPositionsAfter } from '../store/watch-queries.js';
+import { watchedPositionsAfter } from '../store/watch-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 
 export const PREVIEW_DAYS = 7;
@@ -57,7 +57,7 @@ export async function previewFences(
     let state: FenceWatchState = { previous: undefined, fences: new Map() };
     for (let after = from - 1; ;) {
       await budget.yieldIfSpent();
-      const page = await readPositionsAfter(store.db, vin, after, PAGE, request.now);
+      const page = await watchedPositionsAfter(store.db, vin, after, PAGE, request.now);
       const result = watchFences(fences, state, page, rules, latenessMs);
       for (const t of result.transitions) drafts.push(geofenceEvent(request.companyId, vin, t.transition, t.fence, t.position, t.late));
       positions += page.length;

@@ -14,6 +14,8 @@ import type { StoreConnection } from '../store/connection.js';
 import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-worker.js';
 import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
 import type { PresenceSettings } from '../events/vehicle-presence.js';
+import { CompanyFenceSets } from '../geofences/company-fence-sets.js';
+import { geofenceWatchWorker, type GeofenceWatchSettings } from '../geofences/geofence-watch.js';
 import { startPeriodicAll, type PeriodicWorker, type StopLoop } from '../workers/periodic.js';
 import { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 
@@ -22,13 +24,14 @@ export interface BackgroundWorkerSettings {
   readonly trips: TripWorkerSettings;
   readonly eventRetentionMs: number;
   readonly presence: PresenceSettings;
+  readonly geofences: GeofenceWatchSettings & { readonly intervalMs: number };
 }
 
 export function startBackgroundWorkers(
   store: StoreConnection, connectors: ConnectorLookup, clock: Clock, settings: BackgroundWorkerSettings, logger: Logger,
   webhooks?: { periodicWorker(): PeriodicWorker },
 ): StopLoop {
-  // One lease for every follower of the store: this process looks after the same vehicles' trips and presence.
+  // One lease for every follower of the store: this process looks after the same vehicles' trips, presence and geofences.
   const shards = new VehicleShardLease(store, logger);
   const stop = startPeriodicAll([
     new CommandWorker(store, connectors, clock, undefined, logger).periodicWorker(),
@@ -36,6 +39,7 @@ export function startBackgroundWorkers(
     telemetryRetentionWorker(store, clock, settings.telemetryRetentionMs, logger),
     idempotencyKeyExpiryWorker(store, clock, logger),
     vehiclePresenceWorker(store, clock, settings.presence, shards, logger),
+    geofenceWatchWorker(store, clock, settings.geofences, new CompanyFenceSets(store), shards, logger),
     eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
     ...(webhooks ? [webhooks.periodicWorker()] : []),
   ], { logger });

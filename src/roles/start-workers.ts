@@ -4,7 +4,7 @@
  * so that the command worker's first pass, which initiates again the commands a crash left
  * without a status URL, finds it.
  */
-import { tripSettingsOf } from '../config/component-settings.js';
+import { geofenceWatchSettingsOf, tripSettingsOf } from '../config/component-settings.js';
 import { WebhookMetrics } from '../delivery/webhook-metrics.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { startBackgroundWorkers } from './background-workers.js';
@@ -22,6 +22,7 @@ export function startWorkers(parts: KeyedParts): { close(): Promise<void> } {
   const stopWorkers = startBackgroundWorkers(store, connectors, clock, {
     telemetryRetentionMs: config.telemetryRetentionMs, trips: tripSettingsOf(config),
     eventRetentionMs: config.eventRetentionMs, presence: { offlineAfterMs: config.vehicleOfflineAfter },
+    geofences: geofenceWatchSettingsOf(config),
   }, logger, dispatcher);
   logger.info('background workers started');
   return {

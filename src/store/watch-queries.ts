@@ -6,6 +6,13 @@
 import type { FenceState } from '../domain/geofences/judge-fence.js';
 import type { WatchedPosition } from '../domain/geofences/watch-fences.js';
 import type { Db } from './connection.js';
+import { readPositionsAfter } from './telemetry/positions.js';
+
+/** Every company's geofence revision: one row per company whose fences ever changed, a small table. */
+export async function readAllGeofenceRevisions(db: Db): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('geofence_revisions').select(['company_id', 'revision']).execute();
+  return new Map(rows.map((r) => [r.company_id, Number(r.revision)]));
+}
 
 export interface WatchCandidate {
   readonly vin: string;
@@ -40,13 +47,11 @@ export async function readWatchState(db: Db, vin: string): Promise<StoredWatch> 
   return { previous, fences };
 }
 
-/** Positions (records with a fix) recorded after `afterTs` (and at or before `untilTs` when given), oldest first. */
-export async function readPositionsAfter(db: Db, vin: string, afterTs: number, limit: number, untilTs?: number): Promise<WatchedPosition[]> {
-  let q = db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude', 'received_at'])
-    .where('vin', '=', vin).where('ts', '>', afterTs).where('latitude', 'is not', null).where('longitude', 'is not', null);
-  if (untilTs !== undefined) q = q.where('ts', '<=', untilTs);
-  const rows = await q.orderBy('ts').limit(limit).execute();
-  return rows.map((r) => ({ ts: Number(r.ts), lat: r.latitude!, lon: r.longitude!, accuracyM: null, receivedAt: Number(r.received_at) }));
+/** Positions (records with a fix) recorded after `afterTs` (and at or before `upTo`), oldest first, as the judge reads them. */
+export async function watchedPositionsAfter(db: Db, vin: string, afterTs: number, limit: number, upTo?: number): Promise<WatchedPosition[]> {
+  return (await readPositionsAfter(db, vin, afterTs, limit, upTo)).map((r) => ({
+    ts: Number(r.ts), lat: r.latitude, lon: r.longitude, accuracyM: r.position_accuracy_m, receivedAt: Number(r.received_at),
+  }));
 }
 
 export interface WatchWrite {

@@ -20,12 +20,3 @@ export interface FenceSet {
    */
   near(fromLat: number, fromLon: number, toLat: number, toLon: number, marginM: number, out: WatchedFence[]): void;
 }
-
-const METRES_PER_DEGREE = 111_320;
-
-/** Degrees of latitude and of longitude that `metres` spans at `lat`. */
-export function degreesOf(metres: number, lat: number): { dLat: number; dLon: number } {
-  const dLat = metres / METRES_PER_DEGREE;
-  const cos = Math.cos((Math.min(89, Math.abs(lat)) * Math.PI) / 180);
-  return { dLat, dLon: dLat / cos };
-}

@@ -684,6 +684,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "geofence.entered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * geofence.entered
+         * @description The vehicle is inside a geofence of its company: positions past the boundary by the margin for the dwell (docs/geofences.md). Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["geofenceEnteredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "geofence.exited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * geofence.exited
+         * @description The vehicle is outside a geofence it was inside, by the same rule. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["geofenceExitedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "geofence.crossed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * geofence.crossed
+         * @description Two consecutive positions outside a geofence, the straight line between them through it (sparse reports). Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["geofenceCrossedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.ping": {
         parameters: {
             query?: never;
@@ -2212,7 +2272,7 @@ export interface operations {
             query?: {
                 /** @description A next_cursor of an earlier page; without it, from the oldest event kept */
                 after?: string;
-                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, webhook.ping, webhook.verification); all when absent */
+                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, webhook.ping, webhook.verification); all when absent */
                 types?: string;
                 /** @description Only the events of this VIN */
                 vin?: string;
@@ -2237,7 +2297,7 @@ export interface operations {
                             /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
                             id: string;
                             /** @enum {string} */
-                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "webhook.ping" | "webhook.verification";
+                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "webhook.ping" | "webhook.verification";
                             /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
                             timestamp: string;
                             /** @description Per type: see docs/events.md */
@@ -2315,7 +2375,7 @@ export interface operations {
             query?: {
                 /** @description Where to resume when no Last-Event-ID header is sent; without either, from now */
                 after?: string;
-                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, webhook.ping, webhook.verification); all when absent */
+                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, webhook.ping, webhook.verification); all when absent */
                 types?: string;
                 /** @description Only the events of this VIN */
                 vin?: string;
@@ -2479,7 +2539,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive, or ["*"] for all */
-                    event_types: ("command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "webhook.ping" | "webhook.verification" | "*")[];
+                    event_types: ("command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "webhook.ping" | "webhook.verification" | "*")[];
                 };
             };
         };
@@ -4016,6 +4076,132 @@ export interface operations {
                         date_time: string;
                         /** @description The record's `event` value */
                         event: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    geofenceEnteredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "geofence.entered";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        geofence_id: string;
+                        /** @description The name when the event was judged */
+                        geofence_name: string;
+                        /** @description The confirming record's instant, YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description The confirming record's position */
+                        latitude: number;
+                        longitude: number;
+                        /** @description The record arrived after the lateness window (buffered history), not live */
+                        late: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    geofenceExitedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "geofence.exited";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        geofence_id: string;
+                        /** @description The name when the event was judged */
+                        geofence_name: string;
+                        /** @description The confirming record's instant, YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description The confirming record's position */
+                        latitude: number;
+                        longitude: number;
+                        /** @description The record arrived after the lateness window (buffered history), not live */
+                        late: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    geofenceCrossedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "geofence.crossed";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        geofence_id: string;
+                        /** @description The name when the event was judged */
+                        geofence_name: string;
+                        /** @description The confirming record's instant, YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description The confirming record's position */
+                        latitude: number;
+                        longitude: number;
+                        /** @description The record arrived after the lateness window (buffered history), not live */
+                        late: boolean;
                     };
                 };
             };

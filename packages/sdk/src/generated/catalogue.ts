@@ -148,6 +148,9 @@ export const EVENT_TYPES = [
   "vehicle.online",
   "vehicle.offline",
   "vehicle.charging",
+  "geofence.entered",
+  "geofence.exited",
+  "geofence.crossed",
   "webhook.ping",
   "webhook.verification",
 ] as const;
