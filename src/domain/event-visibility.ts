@@ -5,6 +5,7 @@
  * datapoints, D10). The same rules serve the feed, the stream and webhooks. Pure: no I/O.
  */
 import type { EventType, ServiceEvent } from '@telematics/contract';
+import { alertDataSeen } from './alerts/alert-visibility.js';
 import { formatIsoWithOffset } from './time.js';
 import { TRIP_FIELD_SOURCES } from './trip-record.js';
 
@@ -34,9 +35,11 @@ export type DatapointAllowed = (datapoint: string) => boolean;
  *   `event` datapoint is;
  * - `trip-fields`: it carries trip fields, each shown only where its source datapoints are;
  * - `with-position`: it tells where the vehicle is, so it is seen only where latitude and
- *   longitude are.
+ *   longitude are;
+ * - `alert-fields`: an alert, seen only where the datapoints it was judged from are, and each of
+ *   its datapoint fields only where that datapoint is (domain/alerts/alert-visibility.ts).
  */
-export type EventVisibility = 'whole' | 'with-event-datapoint' | 'trip-fields' | 'with-position';
+export type EventVisibility = 'whole' | 'with-event-datapoint' | 'trip-fields' | 'with-position' | 'alert-fields';
 
 /** One entry per event type: the compiler asks for a new type's rule where its schema is added. */
 export const EVENT_VISIBILITY = {
@@ -52,6 +55,12 @@ export const EVENT_VISIBILITY = {
   'geofence.entered': 'with-position',
   'geofence.exited': 'with-position',
   'geofence.crossed': 'with-position',
+  'alert.overspeed': 'alert-fields',
+  'alert.idling': 'alert-fields',
+  'alert.no_data': 'alert-fields',
+  'alert.low_fuel': 'alert-fields',
+  'alert.low_battery': 'alert-fields',
+  'alert.after_hours': 'alert-fields',
   'webhook.ping': 'whole',
   'webhook.verification': 'whole',
 } as const satisfies Record<EventType, EventVisibility>;
@@ -74,7 +83,9 @@ export function eventAsSeenBy(event: OutboxEvent, viewer: EventViewer, allowed: 
   const visibility = visibilityOf(event.type);
   if (visibility === 'with-event-datapoint' && !allowed('event')) return undefined;
   if (visibility === 'with-position' && !(allowed('latitude') && allowed('longitude'))) return undefined;
-  const data = visibility === 'trip-fields' ? tripFieldsAllowed(event.data as Record<string, unknown>, allowed) : event.data as Record<string, unknown>;
+  const given = event.data as Record<string, unknown>;
+  const data = visibility === 'trip-fields' ? tripFieldsAllowed(given, allowed) : visibility === 'alert-fields' ? alertDataSeen(event.type, given, allowed) : given;
+  if (data === undefined) return undefined;
   return { id: event.id, type: event.type as EventType, timestamp: formatIsoWithOffset(event.occurredAt), data };
 }
 

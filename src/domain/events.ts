@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventType } from '@telematics/contract';
+import type { AlertFiring } from './alerts/judge-alert.js';
 import { formatIsoLocal, formatSpacedLocal } from './time.js';
 import { tripRecord, tripStartRecord, type TripFacts, type TripStart } from './trip-record.js';
 
@@ -122,5 +123,31 @@ export function geofenceEvent(
   return {
     id: eventIdOf(type, vin, fence.id, position.ts), type, vin, companyId, applicationId: null, occurredAt: position.ts,
     data: { vin, geofence_id: fence.id, geofence_name: fence.name, date_time: formatIsoLocal(position.ts), latitude: position.lat, longitude: position.lon, late },
+  };
+}
+
+/** The values an alert fired with, by kind, as its event's data. */
+function alertValues(firing: AlertFiring): Record<string, unknown> {
+  switch (firing.kind) {
+    case 'overspeed': return { speed: firing.speed, limit: firing.limit, since: formatIsoLocal(firing.since) };
+    case 'idling': return { since: formatIsoLocal(firing.since), duration_s: firing.durationS };
+    case 'no_data': return { last_record: firing.lastRecord === null ? null : formatIsoLocal(firing.lastRecord), silent_s: firing.silentS };
+    case 'low_fuel': return { fuel_level: firing.fuelLevel, threshold: firing.threshold };
+    case 'low_battery': return { lv_battery_voltage: firing.lvBatteryVoltage, threshold: firing.threshold };
+    case 'after_hours': return { speed: firing.speed, ignition: firing.ignition };
+  }
+}
+
+/**
+ * An alert rule's event (D13). A rule fires once per episode, so the rule and the episode's
+ * start name the fact: judging the same episode again (after a crash, on another process)
+ * writes the same id.
+ */
+export function alertEvent(companyId: string, vin: string, rule: { readonly id: string; readonly name: string }, firing: AlertFiring): EventDraft {
+  const type = `alert.${firing.kind}` as const;
+  const position = firing.position === null ? {} : { latitude: firing.position.latitude, longitude: firing.position.longitude };
+  return {
+    id: eventIdOf(type, vin, rule.id, firing.since), type, vin, companyId, applicationId: null, occurredAt: firing.at,
+    data: { vin, rule_id: rule.id, rule_name: rule.name, date_time: formatIsoLocal(firing.at), ...alertValues(firing), ...position },
   };
 }

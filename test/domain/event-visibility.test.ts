@@ -36,4 +36,23 @@ describe('event visibility', () => {
     expect(eventAsSeenBy({ ...event('vehicle.online'), companyId: 'other' }, viewer, () => true)).toBeUndefined();
     expect(eventAsSeenBy({ ...event('vehicle.online'), applicationId: 'other-app' }, viewer, () => true)).toBeUndefined();
   });
+
+  it('when an alert was judged from a datapoint the viewer may not read, then it is not seen at all; a no_data alert needs none', () => {
+    const data = { vin: 'v', rule_id: 'r', rule_name: 'n', date_time: 't', fuel_level: 8, threshold: 10 };
+    expect(eventAsSeenBy(event('alert.low_fuel', data), viewer, (d) => d === 'speed')).toBeUndefined();
+    expect(eventAsSeenBy(event('alert.low_fuel', data), viewer, (d) => d === 'fuel_level')?.data).toEqual(data);
+    expect(eventAsSeenBy(event('alert.low_battery', { vin: 'v' }), viewer, (d) => d === 'fuel_level')).toBeUndefined();
+    expect(eventAsSeenBy(event('alert.overspeed', { vin: 'v' }), viewer, (d) => d === 'rpm')).toBeUndefined();
+    expect(eventAsSeenBy(event('alert.idling', { vin: 'v' }), viewer, (d) => d === 'speed')).toBeUndefined();
+    expect(eventAsSeenBy(event('alert.idling', { vin: 'v' }), viewer, (d) => d === 'speed' || d === 'event')?.data).toEqual({ vin: 'v' });
+    expect(eventAsSeenBy(event('alert.no_data', { vin: 'v', silent_s: 600 }), viewer, none)?.data).toEqual({ vin: 'v', silent_s: 600 });
+    expect(dependsOnDatapoints('alert.no_data')).toBe(true);
+  });
+
+  it('when an alert is seen, then its position is shown only with both latitude and longitude, and each value field only with its datapoint', () => {
+    const data = { vin: 'v', rule_id: 'r', speed: 40, ignition: true, latitude: -23.5, longitude: -46.6 };
+    expect(eventAsSeenBy(event('alert.after_hours', data), viewer, (d) => d === 'event' || d === 'latitude')?.data).toEqual({ vin: 'v', rule_id: 'r', ignition: true });
+    expect(eventAsSeenBy(event('alert.after_hours', data), viewer, (d) => d === 'speed')?.data).toEqual({ vin: 'v', rule_id: 'r', speed: 40 });
+    expect(eventAsSeenBy(event('alert.after_hours', data), viewer, () => true)?.data).toEqual(data);
+  });
 });

@@ -27,7 +27,7 @@ export interface Layer {
 export const LAYERS: readonly Layer[] = [
   { name: 'domain', members: ['domain'] },
   { name: 'security and store', members: ['security', 'store'] },
-  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'workers', 'geofences'] },
+  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'geofences', 'alerts', 'workers'] },
   { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'redis', 'queue'] },
   { name: 'entry points', members: ['cli', 'service.ts', 'roles', 'config', 'logger.ts', 'log-destination.ts'] },
 ];

@@ -52,6 +52,19 @@ const GeofenceData = Type.Object({
   late: Type.Boolean({ description: 'The record arrived after the lateness window (buffered history), not live' }),
 });
 
+const localTime = (description: string) => Type.String({ description: `${description}, YYYY-MM-DDTHH:MM:SS at -03:00` });
+
+/** What every alert event carries; the position is the triggering record's, when it has one and it may be read. */
+const alertData = (fields: Record<string, TSchema>) => Type.Object({
+  vin: Type.String(),
+  rule_id: Type.String(),
+  rule_name: Type.String({ description: 'The name when the event was judged' }),
+  date_time: localTime('The instant that fired: the triggering record\'s (no_data: the clock\'s)'),
+  ...fields,
+  latitude: Type.Optional(Type.Number({ description: 'The triggering record\'s position; only with the latitude datapoint' })),
+  longitude: Type.Optional(Type.Number({ description: 'Only with the longitude datapoint' })),
+});
+
 export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, TSchema>> = Object.freeze({
   'command.succeeded': CommandStatus,
   'command.failed': CommandStatus,
@@ -65,6 +78,21 @@ export const EVENT_DATA_SCHEMAS: Readonly<Record<EventType, TSchema>> = Object.f
   'geofence.entered': GeofenceData,
   'geofence.exited': GeofenceData,
   'geofence.crossed': GeofenceData,
+  'alert.overspeed': alertData({
+    speed: Type.Number({ description: 'km/h: the highest of the episode so far' }), limit: Type.Number({ description: "km/h: the rule's threshold" }),
+    since: localTime('When the speeding began'),
+  }),
+  'alert.idling': alertData({ since: localTime('When the idling began'), duration_s: Type.Integer({ description: 'How long it had lasted, seconds' }) }),
+  'alert.no_data': alertData({
+    last_record: nullable(localTime("The newest record's instant (null: the vehicle never reported)")),
+    silent_s: Type.Integer({ description: 'Seconds without a record (since the rule first looked, when there never was one)' }),
+  }),
+  'alert.low_fuel': alertData({ fuel_level: Type.Number({ description: '%' }), threshold: Type.Number({ description: "%: the rule's threshold" }) }),
+  'alert.low_battery': alertData({ lv_battery_voltage: Type.Number({ description: 'V' }), threshold: Type.Number({ description: "V: the rule's threshold" }) }),
+  'alert.after_hours': alertData({
+    speed: maybe(Type.Number(), 'km/h; only with the speed datapoint'),
+    ignition: maybe(Type.Boolean(), 'Engine on (rpm, or the last ignition event); null when unknown; only with the rpm or event datapoint'),
+  }),
   'webhook.ping': Type.Object({ endpoint_id: Type.String() }),
   'webhook.verification': Type.Object({ endpoint_id: Type.String(), challenge: Type.String({ description: 'Answer 2xx with `{"challenge": "<this value>"}`' }) }),
 });
@@ -82,6 +110,12 @@ const WHEN: Readonly<Record<EventType, string>> = Object.freeze({
   'geofence.entered': 'The vehicle is inside a geofence of its company: positions past the boundary by the margin for the dwell (docs/geofences.md).',
   'geofence.exited': 'The vehicle is outside a geofence it was inside, by the same rule.',
   'geofence.crossed': 'Two consecutive positions outside a geofence, the straight line between them through it (sparse reports).',
+  'alert.overspeed': 'An overspeed rule fired: faster than its limit for its duration (docs/alerts.md).',
+  'alert.idling': 'An idling rule fired: engine on, standing still, for its duration.',
+  'alert.no_data': 'A no_data rule fired: no record from the vehicle for its duration.',
+  'alert.low_fuel': 'A low_fuel rule fired: fuel_level below its threshold for its duration.',
+  'alert.low_battery': 'A low_battery rule fired: lv_battery_voltage below its threshold for its duration.',
+  'alert.after_hours': 'An after_hours rule fired: the vehicle in use (ignition on or moving) outside its working hours.',
   'webhook.ping': 'POST /webhook-endpoints/{id}/test.',
   'webhook.verification': 'Sent to a new endpoint (and by POST /webhook-endpoints/{id}/verify): answer 2xx with {"challenge": data.challenge}.',
 });

@@ -5,6 +5,7 @@ export const EVENT_TYPES = [
   'command.succeeded', 'command.failed', 'trip.started', 'trip.ended',
   'vehicle.ignition_on', 'vehicle.ignition_off', 'vehicle.online', 'vehicle.offline', 'vehicle.charging',
   'geofence.entered', 'geofence.exited', 'geofence.crossed',
+  'alert.overspeed', 'alert.idling', 'alert.no_data', 'alert.low_fuel', 'alert.low_battery', 'alert.after_hours',
   'webhook.ping', 'webhook.verification',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
