@@ -13,6 +13,7 @@ import type { StateSettings } from '../domain/vehicle-state.js';
 import type { ConsoleSettings } from './console/console-settings.js';
 import type { TelemetrySink } from '../intake/accept-telemetry.js';
 import type { GeofenceSettings } from '../geofences/geofence-deps.js';
+import type { AlertRuleSettings } from '../alerts/manage-alert-rules.js';
 
 /** What the HTTP layer needs; the composition root provides it (src/roles/api-app.ts). */
 export interface AppDeps {
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly webhooks: WebhookDeps;
   /** /geofences. */
   readonly geofences: GeofenceSettings;
+  /** /alert-rules. */
+  readonly alertRules: AlertRuleSettings;
   /** Where POST /ingest puts checked records (`--ingest-queue`); undefined: stored in the request. */
   readonly ingestQueue: TelemetrySink | undefined;
   /** What /readyz asks. */

@@ -17,6 +17,7 @@ import { eventRoutes } from './event-routes.js';
 import { eventStreamRoute } from './event-stream-route.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { geofenceRoutes } from './geofence-routes.js';
+import { alertRuleRoutes } from './alert-rule-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(eventStreamRoute(deps));
     await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
     await protectedScope.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
+    await protectedScope.register(alertRuleRoutes(deps));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
   return app;

@@ -77,6 +77,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'events', description: 'What happened, for applications to be told: a feed with a cursor (see docs/events.md)' },
         { name: 'webhooks', description: 'Events pushed to the application\'s receivers, signed (Standard Webhooks)' },
         { name: 'geofences', description: 'A company\'s areas and corridors (GeoJSON), which vehicles are watched entering and leaving (see docs/geofences.md)' },
+        { name: 'alerts', description: 'Rules over the company\'s vehicles\' records that fire alert.* events (see docs/alerts.md)' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

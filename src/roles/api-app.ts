@@ -26,6 +26,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
     eventStreams: { ...EVENT_STREAM_TIMING, perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
+    alertRules: { maxPerCompany: config.maxAlertRulesPerCompany },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
     geofences: { maxPerCompany: config.maxGeofencesPerCompany },
     metricsOnApiPort: config.opsPort === undefined,

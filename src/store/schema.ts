@@ -261,6 +261,32 @@ export interface GeofenceStatesTable {
   changed_at: number;
 }
 
+/** A company's alert rule (migration 0024). */
+export interface AlertRulesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  /** overspeed, idling, no_data, low_fuel, low_battery or after_hours. */
+  kind: string;
+  /** JSON list of VINs; null: every vehicle of the company. */
+  vins: string | null;
+  threshold: number | null;
+  duration_s: number;
+  /** JSON `{"time_zone", "weekly"}` as the API takes it; null: none. */
+  schedule: string | null;
+  cooldown_s: number;
+  /** 1 enabled, 0 disabled. */
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Moved with every change to a company's alert rules (migration 0024). */
+export interface AlertRuleRevisionsTable {
+  company_id: string;
+  revision: number;
+}
+
 export interface VehiclePresenceTable {
   vin: string;
   /** 1 online, 0 offline. */
@@ -398,6 +424,8 @@ export interface Database {
   vehicle_activity: VehicleActivityTable;
   watch_cursors: WatchCursorsTable;
   geofence_states: GeofenceStatesTable;
+  alert_rules: AlertRulesTable;
+  alert_rule_revisions: AlertRuleRevisionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -1,7 +1,7 @@
 /**
  * The SDK against the real service (both databases): every operation, every error class, the
  * token shared by concurrent calls, a lost answer to command creation retried without a second
- * command, the confirmation flow, waiting to Success, Error and timeout, events, webhooks, geofences.
+ * command, the confirmation flow, waiting to Success, Error and timeout, events, webhooks, geofences, alert rules.
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -354,6 +354,24 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     expect(page.next_cursor).toBeNull();
     const wrong = await client.commands.page({ limit: 500 }).catch((e: unknown) => e);
     expect(wrong).toMatchObject({ status: 400, code: 'TLM_COMMAND_LIMIT_INVALID', detail: 'limit must be an integer from 1 to 100.' });
+  });
+
+  it('when alert rules are created, read, replaced and deleted, then each answer is typed with its defaults, and a bad body is BadRequestError', async () => {
+    const created = await client.alertRules.create({ name: 'SDK speeding', kind: 'overspeed', threshold: 100, vins: [VIN] });
+    expect(created).toMatchObject({ name: 'SDK speeding', kind: 'overspeed', threshold: 100, duration_s: 0, cooldown_s: 600, enabled: true, vins: [VIN], schedule: null });
+    expect(await client.alertRules.get(created.id)).toEqual(created);
+    expect((await client.alertRules.list()).map((r) => r.id)).toContain(created.id);
+    const replaced = await client.alertRules.replace(created.id, {
+      name: 'SDK night use', kind: 'after_hours', schedule: { time_zone: 'America/New_York', weekly: [{ days: ['mon'], from: '08:00', to: '24:00' }] },
+    });
+    const zone: string | undefined = replaced.schedule?.time_zone;
+    expect([replaced.id, replaced.kind, zone, replaced.threshold]).toEqual([created.id, 'after_hours', 'America/New_York', null]);
+    // @ts-expect-error an unknown kind is a type error; the service answers it 400 too
+    const wrong = await client.alertRules.create({ name: 'x', kind: 'speeding' }).catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(BadRequestError);
+    expect(wrong).toMatchObject({ code: 'TLM_ALERT_RULE_INVALID', detail: 'Invalid alert rule: kind must be one of overspeed, idling, no_data, low_fuel, low_battery, after_hours.' });
+    await client.alertRules.delete(created.id);
+    expect(await client.alertRules.get(created.id).catch((e: unknown) => e)).toMatchObject({ status: 404, code: 'TLM_ALERT_RULE_NOT_FOUND' });
   });
 
   it('when events are listed, then every page is walked in order, typed, and the cursor resumes after them', async () => {

@@ -109,8 +109,8 @@ export interface TestService {
 export interface TestServiceOptions {
   /** Request limits; off unless a test is about them. */
   readonly rateLimits?: RateLimitSettings;
-  /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves). */
-  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'console' | 'sharedRateStore' | 'geofences'>> & {
+  /** HTTP settings a test is about (proxies, timeouts, connection caps, what the API port serves, the geofences' and alert rules' caps). */
+  readonly http?: Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'connectionsPerAddress' | 'metricsOnApiPort' | 'docs' | 'ingestSummary' | 'console' | 'sharedRateStore' | 'geofences' | 'alertRules'>> & {
     readonly eventStreams?: Partial<EventStreamSettings>;
   };
   /**

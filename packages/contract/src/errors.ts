@@ -97,6 +97,10 @@ export const errors = Object.freeze({
   tooManyGeofences: entry('TLM_TOO_MANY_GEOFENCES', 409, 'A company may have at most {max} geofences.'),
   geofenceLimitInvalid: entry('TLM_GEOFENCE_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 200.'),
   geofenceCursorInvalid: entry('TLM_GEOFENCE_CURSOR_INVALID', 400, 'Invalid cursor: use a next_cursor of GET /geofences.'),
+  // /alert-rules (D13)
+  alertRuleInvalid: entry('TLM_ALERT_RULE_INVALID', 400, 'Invalid alert rule: {problem}.'),
+  alertRuleNotFound: entry('TLM_ALERT_RULE_NOT_FOUND', 404, 'Alert rule not found.'),
+  tooManyAlertRules: entry('TLM_TOO_MANY_ALERT_RULES', 409, 'A company may have at most {max} alert rules.'),
 
   // The web console (/console/session, /console/api/*)
   consoleCrossSite: entry('TLM_CONSOLE_CROSS_SITE', 403, 'Cross-site request refused: send it from the console.'),

@@ -3,6 +3,7 @@
  * settings every call shares. Secrets belong on servers: in a browser, pass `tokenProvider`
  * (a token your backend issued) and no client secret or sign-secret.
  */
+import { AlertRules } from './alert-rules.js';
 import { Commands } from './commands.js';
 import { Events } from './events.js';
 import { Geofences } from './geofences.js';
@@ -42,6 +43,7 @@ export class TelematicsClient {
   readonly webhookEndpoints: WebhookEndpoints;
   readonly webhooks: Webhooks;
   readonly geofences: Geofences;
+  readonly alertRules: AlertRules;
 
   constructor(options: TelematicsClientOptions) {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
@@ -58,6 +60,7 @@ export class TelematicsClient {
     this.webhookEndpoints = new WebhookEndpoints(transport);
     this.webhooks = new Webhooks();
     this.geofences = new Geofences(transport);
+    this.alertRules = new AlertRules(transport);
   }
 }
 

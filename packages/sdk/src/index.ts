@@ -1,5 +1,6 @@
 /** @telematics/sdk: the TypeScript client of the vehicle telematics service. */
 export { TelematicsClient, type TelematicsClientOptions } from './client.js';
+export { AlertRules } from './alert-rules.js';
 export { CommandHandle, Commands, type CommandHistoryQuery, type CommandRequest, type CreateOptions, type SendOptions, type WaitOptions } from './commands.js';
 export { EventList, Events, EventStream, type EventPageQuery, type EventSelection, type EventStreamOptions } from './events.js';
 export { Geofences, type GeofencesQuery } from './geofences.js';

@@ -69,6 +69,9 @@ export type Geofence = Schemas['Geofence'];
 /** What POST /geofences and PUT /geofences/{id} take: a Point with radius_m, a Polygon, or a LineString with width_m. */
 export type GeofenceBody = Schemas['GeofenceBody'];
 export type GeofencesPage = JsonOf<operations['listGeofences']['responses'][200]>;
+export type AlertRule = JsonOf<operations['getAlertRule']['responses'][200]>;
+/** What POST /alert-rules and PUT /alert-rules/{id} take: name, kind and that kind's fields. */
+export type AlertRuleBody = NonNullable<JsonOf<operations['createAlertRule']['requestBody']>>;
 
 /** Dates of vehicle-data and trip queries: the service's text formats, or a Date (sent at -03:00). */
 export type DateInput = string | Date;

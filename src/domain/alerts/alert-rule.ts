@@ -3,11 +3,12 @@
  * kind, and the request body it is read from. Pure: whether the VINs are the company's is for the
  * caller to know (it passes them), so one parser serves the API and any import.
  */
+import { ALERT_RULE_KINDS } from '@telematics/contract';
 import { isValidVin, VIN_RULE } from '../vin.js';
 import { unsafeTextProblem } from '../safe-text.js';
 import { parseWeeklySchedule, type Parsed, type WeeklySchedule } from './weekly-schedule.js';
 
-export const ALERT_KINDS = ['overspeed', 'idling', 'no_data', 'low_fuel', 'low_battery', 'after_hours'] as const;
+export const ALERT_KINDS = ALERT_RULE_KINDS;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 interface Bounds {

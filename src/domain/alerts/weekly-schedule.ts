@@ -8,8 +8,10 @@
  * hour). Only the hour of a change (one or two a year) asks Intl per instant, so a DST change is
  * exact to the millisecond. Pure: the cache belongs to each compiled schedule.
  */
+import { SCHEDULE_DAYS } from '@telematics/contract';
 
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+/** Monday first. */
+export const WEEKDAYS = SCHEDULE_DAYS;
 export type Weekday = (typeof WEEKDAYS)[number];
 
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';

@@ -1,5 +1,5 @@
 /**
- * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands, geofences) answered
+ * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands, geofences, alert rules) answered
  * on the console session instead of a bearer token, so the console reads exactly what an
  * application reads and every check, text and limit is the same code. Commands of a session that
  * proved the sign-secret at sign-in are signed here with the application's sealed sign-secret:
@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { signCommandFor } from '../../commands/sign-command.js';
 import { errors, ServiceError } from '../../domain/errors.js';
 import { OpenedSignSecrets } from '../../registry/application-secrets.js';
+import { alertRuleRoutes } from '../alert-rule-routes.js';
 import type { AppDeps } from '../app-deps.js';
 import { principalOf } from '../authenticate-hook.js';
 import { commandRoutes } from '../command-routes.js';
@@ -47,6 +48,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(vehicleTripsRoute(deps));
     await api.register(commandRoutes(deps, deps.clock, limits));
     await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
+    await api.register(alertRuleRoutes(deps));
     api.all('/*', async () => { throw new ServiceError(errors.notFound); });
   };
 }

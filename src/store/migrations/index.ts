@@ -23,6 +23,7 @@ import { vehicleActivityMigration } from './0020-vehicle-activity.js';
 import { geofencesMigration } from './0021-geofences.js';
 import { positionAccuracyMigration } from './0022-position-accuracy.js';
 import { geofenceWatchMigration } from './0023-geofence-watch.js';
+import { alertRulesMigration } from './0024-alert-rules.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -53,6 +54,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0021-geofences': geofencesMigration(capabilities),
     '0022-position-accuracy': positionAccuracyMigration,
     '0023-geofence-watch': geofenceWatchMigration,
+    '0024-alert-rules': alertRulesMigration,
   });
 }
 

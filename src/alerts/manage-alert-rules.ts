@@ -1,0 +1,89 @@
+/**
+ * Creating, reading, replacing and deleting a company's alert rules (D13). Every application of
+ * the company sees and changes the same rules: they watch the company's vehicles, not one
+ * application's. Each change moves the company's revision in its transaction
+ * (store/alert-rules-queries.ts), which is how the evaluator learns of it.
+ */
+import { randomUUID } from 'node:crypto';
+import { foreignVinProblem, parseAlertRule, type AlertRuleFields } from '../domain/alerts/alert-rule.js';
+import type { Clock } from '../domain/clock.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import { formatIsoWithOffset } from '../domain/time.js';
+import {
+  countAlertRules, deleteAlertRule, findAlertRule, insertAlertRule, listAlertRules, replaceAlertRule, type StoredAlertRule,
+} from '../store/alert-rules-queries.js';
+import type { StoreConnection } from '../store/connection.js';
+import { companyVehicleOems } from '../store/vehicles-queries.js';
+
+export interface AlertRuleSettings {
+  /** `--max-alert-rules-per-company`. */
+  readonly maxPerCompany: number;
+}
+
+export interface AlertRuleDeps {
+  readonly store: StoreConnection;
+  readonly clock: Clock;
+  readonly alertRules: AlertRuleSettings;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** VINs asked of the registry per statement: a rule may name 10,000, more than some drivers bind at once. */
+const VIN_CHUNK = 1000;
+
+/** A rule as the API answers it. */
+export function alertRuleResource(rule: StoredAlertRule) {
+  return {
+    id: rule.id, name: rule.name, kind: rule.kind, vins: rule.vins, threshold: rule.threshold, duration_s: rule.durationS,
+    schedule: rule.schedule === null ? null : { time_zone: rule.schedule.timeZone, weekly: rule.schedule.weekly },
+    cooldown_s: rule.cooldownS, enabled: rule.enabled, created: formatIsoWithOffset(rule.createdAt), updated: formatIsoWithOffset(rule.updatedAt),
+  };
+}
+export type AlertRuleResource = ReturnType<typeof alertRuleResource>;
+
+const notFound = () => new ServiceError(errors.alertRuleNotFound);
+
+/** The rule a body describes, its VINs checked against the company's vehicles. */
+async function checkedFields(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleFields> {
+  const parsed = parseAlertRule(body);
+  if (!parsed.ok) throw new ServiceError(errors.alertRuleInvalid, { problem: parsed.problem });
+  const vins = parsed.value.vins;
+  if (vins !== null) {
+    const owned = new Set<string>();
+    for (let i = 0; i < vins.length; i += VIN_CHUNK) {
+      for (const vin of (await companyVehicleOems(deps.store.db, companyId, vins.slice(i, i + VIN_CHUNK))).keys()) owned.add(vin);
+    }
+    const problem = foreignVinProblem(vins, owned);
+    if (problem !== undefined) throw new ServiceError(errors.alertRuleInvalid, { problem });
+  }
+  return parsed.value;
+}
+
+export async function createAlertRule(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleResource> {
+  const fields = await checkedFields(deps, companyId, body);
+  const max = deps.alertRules.maxPerCompany;
+  if ((await countAlertRules(deps.store.db, companyId)) >= max) throw new ServiceError(errors.tooManyAlertRules, { max: String(max) });
+  return alertRuleResource(await insertAlertRule(deps.store.db, companyId, randomUUID(), fields, deps.clock.now()));
+}
+
+export async function listCompanyAlertRules(deps: Pick<AlertRuleDeps, 'store'>, companyId: string): Promise<AlertRuleResource[]> {
+  return (await listAlertRules(deps.store.db, companyId)).map(alertRuleResource);
+}
+
+export async function readAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: string): Promise<AlertRuleResource> {
+  const rule = UUID.test(id) ? await findAlertRule(deps.store.db, companyId, id) : undefined;
+  if (rule === undefined) throw notFound();
+  return alertRuleResource(rule);
+}
+
+/** PUT: the body replaces every field (what it leaves out takes its default); the id and creation stay. */
+export async function replaceCompanyAlertRule(deps: AlertRuleDeps, companyId: string, id: string, body: unknown): Promise<AlertRuleResource> {
+  if (!UUID.test(id) || (await findAlertRule(deps.store.db, companyId, id)) === undefined) throw notFound();
+  const fields = await checkedFields(deps, companyId, body);
+  const replaced = await replaceAlertRule(deps.store.db, companyId, id, fields, deps.clock.now());
+  if (replaced === undefined) throw notFound();
+  return alertRuleResource(replaced);
+}
+
+export async function removeAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: string): Promise<void> {
+  if (!UUID.test(id) || !(await deleteAlertRule(deps.store.db, companyId, id))) throw notFound();
+}
