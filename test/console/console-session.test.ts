@@ -116,6 +116,21 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     expect((await svc.request('GET', '/console/api/nothing-here', { headers: withCookie(id) })).body).toEqual({ detail: 'Not found.' });
   });
 
+  it('when signed in, then the company\'s alert rules are created, replaced, listed and deleted under /console/api; a change without the console header is refused', async () => {
+    const id = await signIn();
+    const body = { name: 'Console speeding', kind: 'overspeed', threshold: 100 };
+    expect((await svc.request('POST', '/console/api/alert-rules', { json: body, headers: withCookie(id) })).status).toBe(403);
+    const created = await svc.request('POST', '/console/api/alert-rules', { json: body, headers: withCookie(id, CONSOLE) });
+    expect(created.status, created.text).toBe(201);
+    const replaced = await svc.request('PUT', `/console/api/alert-rules/${created.body.id}`, { json: { ...body, threshold: 110 }, headers: withCookie(id, CONSOLE) });
+    expect(replaced.body).toMatchObject({ id: created.body.id, threshold: 110 });
+    const token = await svc.token('alpha-reports', SECRETS.alphaReports.client);
+    expect((await svc.request('GET', '/alert-rules', { headers: { authorization: `Bearer ${token}` } })).body).toEqual([replaced.body]);
+    expect((await svc.request('DELETE', `/console/api/alert-rules/${created.body.id}`, { headers: withCookie(id) })).status).toBe(403);
+    expect((await svc.request('DELETE', `/console/api/alert-rules/${created.body.id}`, { headers: withCookie(id, CONSOLE) })).status).toBe(204);
+    expect((await svc.request('GET', '/console/api/alert-rules', { headers: withCookie(id) })).body).toEqual([]);
+  });
+
   it('when signed in without the sign-secret, then the session reads but its commands get the interface\'s refusal, as a token without it would', async () => {
     const id = await signIn();
     expect((await svc.request('GET', '/console/api/vehicle', { headers: withCookie(id) })).status).toBe(200);
