@@ -16,7 +16,7 @@ import os from 'node:os';
 import { benchPostgresUrl } from './lib/database.mjs';
 import { renderTable, verdict } from './lib/report.mjs';
 
-const SUITES = ['api', 'vehicle-data', 'trips', 'scaling', 'mixed', 'trackers', 'webhooks', 'sdk', 'console', 'queue', 'fleet-idle', 'geofence-index'];
+const SUITES = ['api', 'vehicle-data', 'trips', 'scaling', 'mixed', 'trackers', 'webhooks', 'sdk', 'console', 'queue', 'fleet-idle', 'geofence-index', 'geofence-watch'];
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);

@@ -78,7 +78,7 @@ export async function runGeofenceWatchOnce(
       const fences = follower.fences.of(vehicle.companyId);
       if (fences === undefined || fences.size === 0 || (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil)) continue;
       await budget.yieldIfSpent();
-      await watchVehicle(store, vehicle, newest, fences, settings, now, pass, budget);
+      await watchVehicle(store, clock, vehicle, newest, fences, settings, now, pass, budget);
     }
   }
   follower.feed.end(look);
@@ -86,7 +86,7 @@ export async function runGeofenceWatchOnce(
 }
 
 async function watchVehicle(
-  store: StoreConnection, vehicle: WatchCandidate, newest: number, fences: FenceSet, settings: GeofenceWatchSettings,
+  store: StoreConnection, clock: Clock, vehicle: WatchCandidate, newest: number, fences: FenceSet, settings: GeofenceWatchSettings,
   now: number, pass: GeofenceWatchPass, budget: TurnBudget,
 ): Promise<void> {
   let expected = vehicle.judgedUntil;
@@ -103,10 +103,12 @@ async function watchVehicle(
     const states = new Map<string, FenceState | undefined>([...result.changed].map((id) => [id, result.state.fences.get(id)]));
     const drafts = result.transitions.map((t) => geofenceEvent(vehicle.companyId, vehicle.vin, t.transition, t.fence, t.position, t.late));
     try {
+      // Written at the clock of the write, not of the pass: an event's created_at is when it was recorded.
+      const writtenAt = clock.now();
       await store.db.transaction().execute(async (trx) => {
-        const moved = await saveWatch(trx, { vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, now });
+        const moved = await saveWatch(trx, { vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, now: writtenAt });
         if (!moved) throw new CursorMoved();
-        await appendEvents(trx, drafts, now);
+        await appendEvents(trx, drafts, writtenAt);
       });
     } catch (error) {
       if (!(error instanceof CursorMoved)) throw error;

@@ -79,3 +79,4 @@ export async function previewFences(
     .filter((e): e is ServiceEvent => e !== undefined);
   return { from, to: request.now, vehicles: judged, positions, truncated, events };
 }
+

@@ -5,11 +5,13 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { GeofenceParams, GeofencesQuery } from '@telematics/contract';
+import { EventEnvelope, GeofenceParams, GeofencesQuery } from '@telematics/contract';
 import { Type } from 'typebox';
 import type { GeofenceDeps } from '../geofences/geofence-deps.js';
 import { listCompanyGeofences } from '../geofences/list-geofences.js';
 import { createGeofence, readGeofence, removeGeofence, replaceGeofenceWith } from '../geofences/manage-geofences.js';
+import { previewGeofence } from '../geofences/preview-request.js';
+import { formatIsoWithOffset } from '../domain/time.js';
 import { principalOf } from './authenticate-hook.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 
@@ -18,6 +20,21 @@ const GeofenceRef = Type.Ref('Geofence');
 const GeofencesPage = Type.Object({
   data: Type.Array(GeofenceRef, { description: 'By name, then id' }),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null when there is none' }),
+});
+const PreviewBody = Type.Object({
+  geofence: Type.Optional(Type.Ref('GeofenceBody')),
+  geofence_id: Type.Optional(Type.String({ description: 'A saved fence instead of `geofence`' })),
+  vins: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000, description: "Only these of the company's vehicles; all of them (up to 200) when absent" })),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 7, description: 'How far back, default 7' })),
+});
+const PreviewAnswer = Type.Object({
+  from: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
+  to: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00: now' }),
+  geofence_id: Type.Union([Type.String(), Type.Null()]),
+  vehicles: Type.Integer({ description: 'Vehicles judged' }),
+  positions: Type.Integer({ description: 'Positions judged' }),
+  truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or position was judged' }),
+  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them' }),
 });
 const ONE_GEOFENCE = [...AUTH_ERRORS, ...PATH_ERRORS, 'geofenceNotFound'] as const;
 const documentedBody = { config: { swaggerTransform: documentedAs({ body: Type.Ref('GeofenceBody') }) } };
@@ -63,6 +80,19 @@ export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {
         response: { 200: GeofenceRef, ...errorResponses(JSON_BODY_ERRORS, ONE_GEOFENCE, 'geofenceInvalid') },
       },
     }, async (request) => replaceGeofenceWith(deps, companyOf(request), request.params.id, request.body));
+
+    app.post('/geofences/preview', {
+      config: { swaggerTransform: documentedAs({ body: PreviewBody }) },
+      schema: {
+        operationId: 'previewGeofence', summary: 'Try a geofence on recorded positions',
+        description: 'The geofence events a fence would have fired over the company\'s recorded positions of the last `days` (1 to 7, default 7), judged by the same rules and code as the live evaluator, from each vehicle outside: a fence not yet saved (`geofence`, the body of POST /geofences; its events have `geofence_id` null), or a saved one (`geofence_id`). Nothing is written. At most 200 vehicles (by VIN) and 2,000,000 positions: past either, `truncated`.',
+        tags: ['geofences'], security: bearerSecurity, body: AnyObject,
+        response: { 200: PreviewAnswer, ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'geofenceInvalid', 'geofenceNotFound') },
+      },
+    }, async (request) => {
+      const preview = await previewGeofence(deps, companyOf(request), request.body);
+      return { ...preview, from: formatIsoWithOffset(preview.from), to: formatIsoWithOffset(preview.to) };
+    });
 
     app.delete('/geofences/:id', {
       schema: {

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from '../config/settings.js';
+import { geofenceWatchSettingsOf } from '../config/component-settings.js';
 import { parseBasemap, type Basemap } from '../domain/basemap.js';
 import type { AppDeps } from '../http/app-deps.js';
 import { buildApp } from '../http/build-app.js';
@@ -28,7 +29,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     eventStreams: { ...EVENT_STREAM_TIMING, perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
     alertRules: { maxPerCompany: config.maxAlertRulesPerCompany },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
-    geofences: { maxPerCompany: config.maxGeofencesPerCompany },
+    geofences: { maxPerCompany: config.maxGeofencesPerCompany, drift: geofenceWatchSettingsOf(config) },
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,
     console: config.console

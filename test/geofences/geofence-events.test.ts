@@ -88,6 +88,32 @@ describe.each(DATABASE_KINDS)('geofence events on %s', (kind) => {
     }
     const events = await eventsOf(TRACKED.teltonika.vin, id);
     expect(events.map((e) => [e.type, e.data['late']])).toEqual([['geofence.entered', false], ['geofence.exited', false]]);
+
+    // The same track tried over history: the very events the live evaluator wrote, by id.
+    auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    const saved = await svc.request('POST', '/geofences/preview', { json: { geofence_id: id, vins: [TRACKED.teltonika.vin], days: 1 }, headers: auth });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const answer = saved.body as { events: { id: string; type: string; data: Record<string, unknown> }[]; vehicles: number; truncated: boolean; geofence_id: string };
+    expect(answer).toMatchObject({ vehicles: 1, truncated: false, geofence_id: id });
+    expect(answer.events.map((e) => [e.id, e.type, e.data])).toEqual(events.map((e) => [e.id, e.type, e.data]));
+    // A fence not saved yet, drawn the same: the same transitions at the same records.
+    const drawn = await svc.request('POST', '/geofences/preview', {
+      json: { geofence: { name: 'Yard', geometry: { type: 'Point', coordinates: [center.lon, center.lat] }, radius_m: 500 }, vins: [TRACKED.teltonika.vin], days: 1 }, headers: auth,
+    });
+    expect((drawn.body as typeof answer).events.map((e) => [e.type, e.data['date_time'], e.data['geofence_id']])).toEqual(events.map((e) => [e.type, e.data['date_time'], null]));
+  });
+
+  it('when a preview is asked wrongly, then 400 or 404 naming the problem, never a 500', async () => {
+    auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    const ask = async (json: unknown) => svc.request('POST', '/geofences/preview', { json, headers: auth });
+    const circleBody = { name: 'X', geometry: { type: 'Point', coordinates: [-46.6, -23.5] }, radius_m: 100 };
+    expect((await ask({ geofence: circleBody, days: 9 })).body).toEqual({ detail: 'Invalid geofence: days must be a whole number from 1 to 7.' });
+    expect((await ask({})).status).toBe(400);
+    expect((await ask({ geofence: circleBody, geofence_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(400);
+    expect((await ask({ geofence: { ...circleBody, radius_m: 5 } })).status).toBe(400);
+    expect((await ask({ geofence: circleBody, vins: ['9BWAB45U8NT100004'] })).body).toEqual({ detail: 'Invalid geofence: vins: 9BWAB45U8NT100004 is not a vehicle of the company.' });
+    expect((await ask({ geofence_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+    expect((await ask({ geofence: circleBody, extra: 1 })).status).toBe(400);
   });
 
   it('when two positions 2 km apart lie on either side of a 200 m fence, then one geofence.crossed', async () => {

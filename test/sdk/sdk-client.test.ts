@@ -455,6 +455,9 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     expect(replaced).toMatchObject({ id: depot.id, name: 'Yard', geometry: { type: 'Polygon', coordinates: [square] }, created: depot.created });
     expect(replaced.radius_m).toBeUndefined();
     expect(await client.geofences.get(depot.id)).toEqual(replaced);
+    const tried = await client.geofences.preview({ geofence_id: depot.id, days: 1 });
+    expect(tried).toMatchObject({ geofence_id: depot.id, truncated: false });
+    expect(tried.events.every((e) => e.type.startsWith('geofence.') && e.data['geofence_id'] === depot.id)).toBe(true);
 
     const wrong = await client.geofences.create({ name: 'x', geometry: { type: 'Point', coordinates: [0, 0] }, radius_m: 5 }).catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(BadRequestError);

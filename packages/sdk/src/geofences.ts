@@ -1,6 +1,6 @@
 /** /geofences: the company's areas and corridors (D13), as GeoJSON. */
 import type { Transport } from './transport.js';
-import type { Geofence, GeofenceBody, GeofencesPage, RequestOptions } from './types.js';
+import type { Geofence, GeofenceBody, GeofencePreview, GeofencePreviewBody, GeofencesPage, RequestOptions } from './types.js';
 
 const path = (id: string) => `/geofences/${encodeURIComponent(id)}`;
 
@@ -43,6 +43,14 @@ export class Geofences {
   /** The body replaces the fence whole. Not retried: only reads are. */
   async replace(id: string, fence: GeofenceBody, options: RequestOptions = {}): Promise<Geofence> {
     return (await this.transport.json<Geofence>({ method: 'PUT', path: path(id), json: fence, retry: 'never', ...options })).data;
+  }
+
+  /**
+   * The events a fence (`geofence`, not saved) or a saved one (`geofence_id`) would have fired over
+   * the last `days` (1 to 7) of the company's positions. Writes nothing, so it is retried as a read.
+   */
+  async preview(body: GeofencePreviewBody, options: RequestOptions = {}): Promise<GeofencePreview> {
+    return (await this.transport.json<GeofencePreview>({ method: 'POST', path: '/geofences/preview', json: body, retry: 'read', ...options })).data;
   }
 
   /** Not retried: a retry after a lost answer would be told 404 for a fence it did delete. */

@@ -69,6 +69,9 @@ export type Geofence = Schemas['Geofence'];
 /** What POST /geofences and PUT /geofences/{id} take: a Point with radius_m, a Polygon, or a LineString with width_m. */
 export type GeofenceBody = Schemas['GeofenceBody'];
 export type GeofencesPage = JsonOf<operations['listGeofences']['responses'][200]>;
+/** What POST /geofences/preview takes: `geofence` (a body of POST /geofences) or `geofence_id`, with `vins` and `days`. */
+export type GeofencePreviewBody = NonNullable<JsonOf<operations['previewGeofence']['requestBody']>>;
+export type GeofencePreview = JsonOf<operations['previewGeofence']['responses'][200]>;
 export type AlertRule = JsonOf<operations['getAlertRule']['responses'][200]>;
 /** What POST /alert-rules and PUT /alert-rules/{id} take: name, kind and that kind's fields. */
 export type AlertRuleBody = NonNullable<JsonOf<operations['createAlertRule']['requestBody']>>;

@@ -502,6 +502,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/geofences/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a geofence on recorded positions
+         * @description The geofence events a fence would have fired over the company's recorded positions of the last `days` (1 to 7, default 7), judged by the same rules and code as the live evaluator, from each vehicle outside: a fence not yet saved (`geofence`, the body of POST /geofences; its events have `geofence_id` null), or a saved one (`geofence_id`). Nothing is written. At most 200 vehicles (by VIN) and 2,000,000 positions: past either, `truncated`.
+         */
+        post: operations["previewGeofence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's alert rules
+         * @description Every rule of the token's company, by name then id.
+         */
+        get: operations["listAlertRules"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description A rule over the company's vehicles' records that fires `alert.<kind>` events: once per episode of its condition, after its duration, with a cooldown, inside its schedule. Answers the rule with every default filled in. See docs/alerts.md.
+         */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alert-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an alert rule
+         * @description One of the company's rules, with every default filled in. Another company's id reads as 404.
+         */
+        get: operations["getAlertRule"];
+        /**
+         * Replace an alert rule
+         * @description The same body as POST: every field is replaced, and those left out take their defaults. The id and `created` stay.
+         */
+        put: operations["replaceAlertRule"];
+        post?: never;
+        /**
+         * Delete an alert rule
+         * @description It fires nothing more; the events it fired stay.
+         */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "command.succeeded": {
@@ -738,6 +810,126 @@ export interface webhooks {
          * @description Two consecutive positions outside a geofence, the straight line between them through it (sparse reports). Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
          */
         post: operations["geofenceCrossedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.overspeed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.overspeed
+         * @description An overspeed rule fired: faster than its limit for its duration (docs/alerts.md). Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertOverspeedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.idling": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.idling
+         * @description An idling rule fired: engine on, standing still, for its duration. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertIdlingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.no_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.no_data
+         * @description A no_data rule fired: no record from the vehicle for its duration. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertNoDataWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.low_fuel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.low_fuel
+         * @description A low_fuel rule fired: fuel_level below its threshold for its duration. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertLowFuelWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.low_battery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.low_battery
+         * @description A low_battery rule fired: lv_battery_voltage below its threshold for its duration. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertLowBatteryWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.after_hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.after_hours
+         * @description An after_hours rule fired: the vehicle in use (ignition on or moving) outside its working hours. Signed as Standard Webhooks (headers webhook-id, webhook-timestamp, webhook-signature); see docs/events.md.
+         */
+        post: operations["alertAfterHoursWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2272,7 +2464,7 @@ export interface operations {
             query?: {
                 /** @description A next_cursor of an earlier page; without it, from the oldest event kept */
                 after?: string;
-                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, webhook.ping, webhook.verification); all when absent */
+                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, alert.overspeed, alert.idling, alert.no_data, alert.low_fuel, alert.low_battery, alert.after_hours, webhook.ping, webhook.verification); all when absent */
                 types?: string;
                 /** @description Only the events of this VIN */
                 vin?: string;
@@ -2297,7 +2489,7 @@ export interface operations {
                             /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
                             id: string;
                             /** @enum {string} */
-                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "webhook.ping" | "webhook.verification";
+                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "alert.overspeed" | "alert.idling" | "alert.no_data" | "alert.low_fuel" | "alert.low_battery" | "alert.after_hours" | "webhook.ping" | "webhook.verification";
                             /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
                             timestamp: string;
                             /** @description Per type: see docs/events.md */
@@ -2375,7 +2567,7 @@ export interface operations {
             query?: {
                 /** @description Where to resume when no Last-Event-ID header is sent; without either, from now */
                 after?: string;
-                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, webhook.ping, webhook.verification); all when absent */
+                /** @description Comma-separated event types (command.succeeded, command.failed, trip.started, trip.ended, vehicle.ignition_on, vehicle.ignition_off, vehicle.online, vehicle.offline, vehicle.charging, geofence.entered, geofence.exited, geofence.crossed, alert.overspeed, alert.idling, alert.no_data, alert.low_fuel, alert.low_battery, alert.after_hours, webhook.ping, webhook.verification); all when absent */
                 types?: string;
                 /** @description Only the events of this VIN */
                 vin?: string;
@@ -2539,7 +2731,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive, or ["*"] for all */
-                    event_types: ("command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "webhook.ping" | "webhook.verification" | "*")[];
+                    event_types: ("command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "alert.overspeed" | "alert.idling" | "alert.no_data" | "alert.low_fuel" | "alert.low_battery" | "alert.after_hours" | "webhook.ping" | "webhook.verification" | "*")[];
                 };
             };
         };
@@ -3751,6 +3943,721 @@ export interface operations {
             };
         };
     };
+    previewGeofence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    geofence?: components["schemas"]["GeofenceBody"];
+                    /** @description A saved fence instead of `geofence` */
+                    geofence_id?: string;
+                    /** @description Only these of the company's vehicles; all of them (up to 200) when absent */
+                    vins?: string[];
+                    /** @description How far back, default 7 */
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        from: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: now */
+                        to: string;
+                        geofence_id: string | null;
+                        /** @description Vehicles judged */
+                        vehicles: number;
+                        /** @description Positions judged */
+                        positions: number;
+                        /** @description A bound was reached: not every vehicle or position was judged */
+                        truncated: boolean;
+                        /** @description Oldest first, as GET /events would show them */
+                        events: {
+                            /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
+                            id: string;
+                            /** @enum {string} */
+                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "alert.overspeed" | "alert.idling" | "alert.no_data" | "alert.low_fuel" | "alert.low_battery" | "alert.after_hours" | "webhook.ping" | "webhook.verification";
+                            /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                            timestamp: string;
+                            /** @description Per type: see docs/events.md */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_GEOFENCE_INVALID`: `Invalid geofence: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description What the rule watches; docs/alerts.md has each condition
+                         * @enum {unknown}
+                         */
+                        kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                        /** @description null: every vehicle of the company */
+                        vins: string[] | null;
+                        /** @description km/h, % or V by kind; null for idling, no_data and after_hours */
+                        threshold: number | null;
+                        duration_s: number;
+                        /** @description null: none */
+                        schedule: {
+                            /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo */
+                            time_zone: string;
+                            weekly: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description HH:MM local time, included */
+                                from: string;
+                                /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                                to: string;
+                            }[];
+                        } | null;
+                        cooldown_s: number;
+                        enabled: boolean;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: the last PUT, or the creation */
+                        updated: string;
+                    }[];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description What the rule watches; docs/alerts.md has each condition
+                     * @enum {unknown}
+                     */
+                    kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                    /** @description The company's vehicles it watches; absent or null: every one, present and future */
+                    vins?: string[] | null;
+                    /** @description overspeed: km/h (1 to 400); low_fuel: % (1 to 100); low_battery: V (0.1 to 60); none for the other kinds */
+                    threshold?: number | null;
+                    /** @description How long the condition must hold: overspeed 0 to 3600 (default 0), idling 60 to 86400 and no_data 60 to 604800 (required), low_fuel and low_battery 0 to 86400 (default 0), after_hours 0 to 3600 (default 0) */
+                    duration_s?: number;
+                    /** @description after_hours: required, the working hours. Other kinds: the only windows the rule fires in */
+                    schedule?: {
+                        /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo; default America/Sao_Paulo */
+                        time_zone?: string;
+                        weekly: {
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @description HH:MM local time, included */
+                            from: string;
+                            /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                            to: string;
+                        }[];
+                    } | null;
+                    /** @description After an event, none for the same vehicle and rule before this has passed; default 600 */
+                    cooldown_s?: number;
+                    /** @description Default true; a disabled rule fires nothing */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description What the rule watches; docs/alerts.md has each condition
+                         * @enum {unknown}
+                         */
+                        kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                        /** @description null: every vehicle of the company */
+                        vins: string[] | null;
+                        /** @description km/h, % or V by kind; null for idling, no_data and after_hours */
+                        threshold: number | null;
+                        duration_s: number;
+                        /** @description null: none */
+                        schedule: {
+                            /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo */
+                            time_zone: string;
+                            weekly: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description HH:MM local time, included */
+                                from: string;
+                                /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                                to: string;
+                            }[];
+                        } | null;
+                        cooldown_s: number;
+                        enabled: boolean;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: the last PUT, or the creation */
+                        updated: string;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_ALERT_RULE_INVALID`: `Invalid alert rule: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_TOO_MANY_ALERT_RULES`: `A company may have at most {max} alert rules.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description What the rule watches; docs/alerts.md has each condition
+                         * @enum {unknown}
+                         */
+                        kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                        /** @description null: every vehicle of the company */
+                        vins: string[] | null;
+                        /** @description km/h, % or V by kind; null for idling, no_data and after_hours */
+                        threshold: number | null;
+                        duration_s: number;
+                        /** @description null: none */
+                        schedule: {
+                            /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo */
+                            time_zone: string;
+                            weekly: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description HH:MM local time, included */
+                                from: string;
+                                /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                                to: string;
+                            }[];
+                        } | null;
+                        cooldown_s: number;
+                        enabled: boolean;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: the last PUT, or the creation */
+                        updated: string;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_ALERT_RULE_NOT_FOUND`: `Alert rule not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    replaceAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description What the rule watches; docs/alerts.md has each condition
+                     * @enum {unknown}
+                     */
+                    kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                    /** @description The company's vehicles it watches; absent or null: every one, present and future */
+                    vins?: string[] | null;
+                    /** @description overspeed: km/h (1 to 400); low_fuel: % (1 to 100); low_battery: V (0.1 to 60); none for the other kinds */
+                    threshold?: number | null;
+                    /** @description How long the condition must hold: overspeed 0 to 3600 (default 0), idling 60 to 86400 and no_data 60 to 604800 (required), low_fuel and low_battery 0 to 86400 (default 0), after_hours 0 to 3600 (default 0) */
+                    duration_s?: number;
+                    /** @description after_hours: required, the working hours. Other kinds: the only windows the rule fires in */
+                    schedule?: {
+                        /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo; default America/Sao_Paulo */
+                        time_zone?: string;
+                        weekly: {
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @description HH:MM local time, included */
+                            from: string;
+                            /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                            to: string;
+                        }[];
+                    } | null;
+                    /** @description After an event, none for the same vehicle and rule before this has passed; default 600 */
+                    cooldown_s?: number;
+                    /** @description Default true; a disabled rule fires nothing */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description What the rule watches; docs/alerts.md has each condition
+                         * @enum {unknown}
+                         */
+                        kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                        /** @description null: every vehicle of the company */
+                        vins: string[] | null;
+                        /** @description km/h, % or V by kind; null for idling, no_data and after_hours */
+                        threshold: number | null;
+                        duration_s: number;
+                        /** @description null: none */
+                        schedule: {
+                            /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo */
+                            time_zone: string;
+                            weekly: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description HH:MM local time, included */
+                                from: string;
+                                /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                                to: string;
+                            }[];
+                        } | null;
+                        cooldown_s: number;
+                        enabled: boolean;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: the last PUT, or the creation */
+                        updated: string;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_ALERT_RULE_INVALID`: `Invalid alert rule: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_ALERT_RULE_NOT_FOUND`: `Alert rule not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_ALERT_RULE_NOT_FOUND`: `Alert rule not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     commandSucceededWebhook: {
         parameters: {
             query?: never;
@@ -4202,6 +5109,275 @@ export interface operations {
                         longitude: number;
                         /** @description The record arrived after the lateness window (buffered history), not live */
                         late: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertOverspeedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.overspeed";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description km/h: the highest of the episode so far */
+                        speed: number;
+                        /** @description km/h: the rule's threshold */
+                        limit: number;
+                        /** @description When the speeding began, YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        since: string;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertIdlingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.idling";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description When the idling began, YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        since: string;
+                        /** @description How long it had lasted, seconds */
+                        duration_s: number;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertNoDataWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.no_data";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        last_record: string | null;
+                        /** @description Seconds without a record (since the rule first looked, when there never was one) */
+                        silent_s: number;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertLowFuelWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.low_fuel";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description % */
+                        fuel_level: number;
+                        /** @description %: the rule's threshold */
+                        threshold: number;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertLowBatteryWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.low_battery";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        /** @description V */
+                        lv_battery_voltage: number;
+                        /** @description V: the rule's threshold */
+                        threshold: number;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else is retried (410 disables the endpoint) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertAfterHoursWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also the webhook-id header: deduplicate by it */
+                    id: string;
+                    /** @constant */
+                    type: "alert.after_hours";
+                    /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                    timestamp: string;
+                    data: {
+                        vin: string;
+                        rule_id: string;
+                        /** @description The name when the event was judged */
+                        rule_name: string;
+                        /** @description The instant that fired: the triggering record's (no_data: the clock's), YYYY-MM-DDTHH:MM:SS at -03:00 */
+                        date_time: string;
+                        speed?: number | null;
+                        ignition?: boolean | null;
+                        /** @description The triggering record's position; only with the latitude datapoint */
+                        latitude?: number;
+                        /** @description Only with the longitude datapoint */
+                        longitude?: number;
                     };
                 };
             };
