@@ -12,11 +12,12 @@ export const TRIP_DETECTION_INTERVAL_MS = 5000;
 /** How often `serve` runs the geofence evaluator: a transition reaches the outbox within about this. */
 export const GEOFENCE_WATCH_INTERVAL_MS = 500;
 
-/** The geofence evaluator's drift rules (D13) as configured; `late` follows the trip lateness. */
+/** The evaluator's drift rules (D13) as configured; `late` follows the trip lateness, moving the trip setting. */
 export function geofenceWatchSettingsOf(config: ServiceConfig) {
   return {
     rules: { marginM: config.geofenceMargin, dwellMs: config.geofenceDwell, dwellRecords: config.geofenceDwellRecords, maxAccuracyM: config.geofenceMaxAccuracy },
     latenessMs: config.tripLateness,
+    movingSpeedKmh: config.tripMovingSpeed,
     intervalMs: GEOFENCE_WATCH_INTERVAL_MS,
   };
 }

@@ -1,25 +1,32 @@
 /**
- * The geofence evaluator: a follower of the store (workers/vehicle-change-feed.ts), like trip
- * detection, sharded by VIN through the same lease, so it runs in any `--role` layout and on
- * several machines. Every half second it takes the vehicles whose newest record is past their
- * watch cursor, reads their positions after it, judges them with the one pure function
- * (domain/geofences/watch-fences.ts) and writes, in one transaction, the states that changed,
- * the cursor and the events: a restart or a shard moving between processes cannot lose or repeat
- * a transition, and a second process judging the same vehicle finds the cursor moved and writes
- * nothing. Vehicles of companies without geofences cost nothing past the feed.
+ * The evaluator of geofences and alert rules: a follower of the store
+ * (workers/vehicle-change-feed.ts), like trip detection, sharded by VIN through the same lease, so
+ * it runs in any `--role` layout and on several machines. Every half second it takes the vehicles
+ * whose newest record is past their watch cursor, reads their records after it, judges them with
+ * the pure functions the preview uses too (domain/geofences/watch-fences.ts,
+ * domain/alerts/watch-alerts.ts) and writes, in one transaction, the states that changed, the
+ * cursor and the events: a restart or a shard moving between processes cannot lose or repeat a
+ * transition, and a second process judging the same vehicle finds the cursor moved and writes
+ * nothing. Vehicles of companies without geofences or rules cost nothing past the feed. Silence
+ * (no_data) is the clock's: a sweep of the vehicles gone quiet (alerts/silence-sweep.ts).
  *
  * Records stored with an instant at or before the cursor (out of order, after newer ones were
  * judged) are not judged live: the state has moved on. A vehicle never judged starts an hour back.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { geofenceEvent } from '../domain/events.js';
+import { alertEvent, geofenceEvent } from '../domain/events.js';
 import type { FenceSet } from '../domain/geofences/fence-set.js';
 import type { DriftRules, FenceState } from '../domain/geofences/judge-fence.js';
 import { watchFences } from '../domain/geofences/watch-fences.js';
 import type { StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/event-appends.js';
-import { listWatchCandidates, watchedPositionsAfter, readWatchState, saveWatch, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
+import { listWatchCandidates, readWatchState, saveWatch, watchRecordsAfter, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
+import type { CompanyRuleSets } from '../alerts/company-rule-sets.js';
+import { SilenceSweeps } from '../alerts/silence-sweep.js';
+import type { AlertState, CompiledAlertRule } from '../domain/alerts/judge-alert.js';
+import { coversVehicle, watchAlerts } from '../domain/alerts/watch-alerts.js';
+import { indexedFenceSet } from '../domain/geofences/indexed-fence-set.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
@@ -27,14 +34,16 @@ import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 
 export interface GeofenceWatchSettings {
   readonly rules: DriftRules;
+  /** Faster than this is moving, for the alert rules (the trip setting). */
+  readonly movingSpeedKmh: number;
   /** A record stored later than this after its instant is buffered history: its events say `late`. */
   readonly latenessMs: number;
 }
 
 /** Where a vehicle never judged starts. */
 export const FIRST_LOOK_BACK_MS = 60 * 60_000;
-/** Positions judged per transaction. */
-const POSITIONS_PAGE = 1000;
+/** Records judged per transaction. */
+const RECORDS_PAGE = 1000;
 
 /** The fences of companies, kept current by revision (company-fence-sets.ts). */
 export interface FenceSets {
@@ -51,10 +60,12 @@ export interface GeofenceWatchPass {
   lost: number;
 }
 
-/** What the evaluator keeps between passes: its feed and the companies' fences. */
+/** What the evaluator keeps between passes: its feed, the companies' fences and rules, the silence sweeps. */
 export class GeofenceFollower {
   readonly feed: VehicleChangeFeed;
-  constructor(store: StoreConnection, readonly fences: FenceSets, readonly shards?: VehicleShardLease) {
+  /** Where each no_data rule's last sweep stopped (silence-sweep.ts). */
+  readonly silence = new SilenceSweeps();
+  constructor(store: StoreConnection, readonly fences: FenceSets, readonly shards?: VehicleShardLease, readonly rules?: CompanyRuleSets) {
     this.feed = new VehicleChangeFeed(store, shards);
   }
 }
@@ -66,7 +77,9 @@ export async function runGeofenceWatchOnce(
 ): Promise<GeofenceWatchPass> {
   const pass: GeofenceWatchPass = { vehicles: 0, positions: 0, events: 0, lost: 0 };
   const now = clock.now();
-  if (!(await follower.fences.refresh())) return pass;
+  const anyFence = await follower.fences.refresh();
+  const anyRule = (await follower.rules?.refresh()) ?? false;
+  if (!anyFence && !anyRule) return pass;
   const shards = follower.shards;
   if (shards) await shards.keep(now);
   const budget = new TurnBudget();
@@ -75,18 +88,24 @@ export async function runGeofenceWatchOnce(
     const lastSeen = new Map(page.map((v) => [v.vin, v.lastSeen]));
     for (const vehicle of await listWatchCandidates(store.db, page.map((v) => v.vin))) {
       const newest = lastSeen.get(vehicle.vin)!;
+      if (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil) continue;
       const fences = follower.fences.of(vehicle.companyId);
-      if (fences === undefined || fences.size === 0 || (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil)) continue;
+      const rules = (follower.rules?.of(vehicle.companyId) ?? []).filter((r) => coversVehicle(r, vehicle.vin));
+      if ((fences === undefined || fences.size === 0) && rules.length === 0) continue;
       await budget.yieldIfSpent();
-      await watchVehicle(store, clock, vehicle, newest, fences, settings, now, pass, budget);
+      await watchVehicle(store, clock, vehicle, newest, { fences: fences ?? EMPTY_FENCES, rules }, settings, now, pass, budget);
     }
   }
   follower.feed.end(look);
+  if (anyRule && follower.rules) pass.events += await follower.silence.sweep(store, clock, follower.rules, shards, budget);
   return pass;
 }
 
+const EMPTY_FENCES = indexedFenceSet([]);
+
 async function watchVehicle(
-  store: StoreConnection, clock: Clock, vehicle: WatchCandidate, newest: number, fences: FenceSet, settings: GeofenceWatchSettings,
+  store: StoreConnection, clock: Clock, vehicle: WatchCandidate, newest: number,
+  watched: { readonly fences: FenceSet; readonly rules: readonly CompiledAlertRule[] }, settings: GeofenceWatchSettings,
   now: number, pass: GeofenceWatchPass, budget: TurnBudget,
 ): Promise<void> {
   let expected = vehicle.judgedUntil;
@@ -94,19 +113,26 @@ async function watchVehicle(
   pass.vehicles += 1;
   for (;;) {
     const from = expected ?? now - FIRST_LOOK_BACK_MS;
-    const positions = await watchedPositionsAfter(store.db, vehicle.vin, from, POSITIONS_PAGE);
-    const full = positions.length === POSITIONS_PAGE;
-    const result = watchFences(fences, state, positions, settings.rules, settings.latenessMs);
-    // Every record up to the newest the feed saw was committed before these positions were read:
-    // the cursor may pass records without a fix at the end.
-    const judgedUntil = full ? positions.at(-1)!.ts : Math.max(positions.at(-1)?.ts ?? from, newest);
+    const records = await watchRecordsAfter(store.db, vehicle.vin, from, RECORDS_PAGE);
+    const full = records.length === RECORDS_PAGE;
+    const positions = records.flatMap((r) => (r.position ? [r.position] : []));
+    const result = watchFences(watched.fences, state, positions, settings.rules, settings.latenessMs);
+    const alerts = watchAlerts(watched.rules, state.alerts, records.map((r) => r.alert), settings.movingSpeedKmh);
+    // Every record up to the newest the feed saw was committed before these were read.
+    const judgedUntil = full ? records.at(-1)!.alert.ts : Math.max(records.at(-1)?.alert.ts ?? from, newest);
     const states = new Map<string, FenceState | undefined>([...result.changed].map((id) => [id, result.state.fences.get(id)]));
-    const drafts = result.transitions.map((t) => geofenceEvent(vehicle.companyId, vehicle.vin, t.transition, t.fence, t.position, t.late));
+    const alertStates = new Map<string, AlertState | undefined>([...alerts.changed].map((id) => [id, alerts.states.get(id)]));
+    const drafts = [
+      ...result.transitions.map((t) => geofenceEvent(vehicle.companyId, vehicle.vin, t.transition, t.fence, t.position, t.late)),
+      ...alerts.fired.map((f) => alertEvent(vehicle.companyId, vehicle.vin, f.rule, f.firing)),
+    ];
     try {
       // Written at the clock of the write, not of the pass: an event's created_at is when it was recorded.
       const writtenAt = clock.now();
       await store.db.transaction().execute(async (trx) => {
-        const moved = await saveWatch(trx, { vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, now: writtenAt });
+        const moved = await saveWatch(trx, {
+          vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, alerts: alertStates, now: writtenAt,
+        });
         if (!moved) throw new CursorMoved();
         await appendEvents(trx, drafts, writtenAt);
       });
@@ -119,7 +145,7 @@ async function watchVehicle(
     pass.events += drafts.length;
     if (!full) return;
     expected = judgedUntil;
-    state = { previous: result.state.previous, fences: new Map(result.state.fences) };
+    state = { previous: result.state.previous, fences: new Map(result.state.fences), alerts: new Map(alerts.states) };
     await budget.yieldIfSpent();
   }
 }
@@ -127,15 +153,15 @@ async function watchVehicle(
 /** The evaluator in the periodic loop, every `intervalMs`, over the shards this process holds. */
 export function geofenceWatchWorker(
   store: StoreConnection, clock: Clock, settings: GeofenceWatchSettings & { readonly intervalMs: number }, fences: FenceSets,
-  shards: VehicleShardLease, logger: Logger,
+  shards: VehicleShardLease, logger: Logger, rules?: CompanyRuleSets,
 ): PeriodicWorker {
-  const follower = new GeofenceFollower(store, fences, shards);
+  const follower = new GeofenceFollower(store, fences, shards, rules);
   return {
     name: 'geofence watch',
     intervalMs: settings.intervalMs,
     async runOnce() {
       const pass = await runGeofenceWatchOnce(store, clock, settings, follower);
-      if (pass.events > 0) logger.info(pass, 'geofence transitions');
+      if (pass.events > 0) logger.info(pass, 'geofence transitions and alerts');
     },
   };
 }

@@ -14,6 +14,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { tripDetectionWorker, type TripWorkerSettings } from '../trips/trip-worker.js';
 import { eventRetentionWorker, vehiclePresenceWorker } from '../events/event-workers.js';
 import type { PresenceSettings } from '../events/vehicle-presence.js';
+import { CompanyRuleSets } from '../alerts/company-rule-sets.js';
 import { CompanyFenceSets } from '../geofences/company-fence-sets.js';
 import { geofenceWatchWorker, type GeofenceWatchSettings } from '../geofences/geofence-watch.js';
 import { startPeriodicAll, type PeriodicWorker, type StopLoop } from '../workers/periodic.js';
@@ -39,7 +40,7 @@ export function startBackgroundWorkers(
     telemetryRetentionWorker(store, clock, settings.telemetryRetentionMs, logger),
     idempotencyKeyExpiryWorker(store, clock, logger),
     vehiclePresenceWorker(store, clock, settings.presence, shards, logger),
-    geofenceWatchWorker(store, clock, settings.geofences, new CompanyFenceSets(store), shards, logger),
+    geofenceWatchWorker(store, clock, settings.geofences, new CompanyFenceSets(store), shards, logger, new CompanyRuleSets(store)),
     eventRetentionWorker(store, clock, settings.eventRetentionMs, logger),
     ...(webhooks ? [webhooks.periodicWorker()] : []),
   ], { logger });

@@ -287,6 +287,15 @@ export interface AlertRuleRevisionsTable {
   revision: number;
 }
 
+/** A vehicle's state for one alert rule, when it holds something (migration 0025). */
+export interface AlertStatesTable {
+  vin: string;
+  rule_id: string;
+  /** JSON of the judge's AlertState. */
+  state: string;
+  changed_at: number;
+}
+
 export interface VehiclePresenceTable {
   vin: string;
   /** 1 online, 0 offline. */
@@ -424,6 +433,7 @@ export interface Database {
   vehicle_activity: VehicleActivityTable;
   watch_cursors: WatchCursorsTable;
   geofence_states: GeofenceStatesTable;
+  alert_states: AlertStatesTable;
   alert_rules: AlertRulesTable;
   alert_rule_revisions: AlertRuleRevisionsTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -7,6 +7,8 @@ import type { FenceState } from '../domain/geofences/judge-fence.js';
 import type { WatchedPosition } from '../domain/geofences/watch-fences.js';
 import type { Db } from './connection.js';
 import { readPositionsAfter } from './telemetry/positions.js';
+import { recordsAfter } from './telemetry/read.js';
+import { alertStateFromJson, type AlertRecord, type AlertState } from '../domain/alerts/judge-alert.js';
 
 /** Every company's geofence revision: one row per company whose fences ever changed, a small table. */
 export async function readAllGeofenceRevisions(db: Db): Promise<Map<string, number>> {
@@ -32,6 +34,7 @@ export async function listWatchCandidates(db: Db, vins: readonly string[]): Prom
 export interface StoredWatch {
   readonly previous: { ts: number; lat: number; lon: number; accuracyM: number | null } | undefined;
   readonly fences: Map<string, FenceState>;
+  readonly alerts: Map<string, AlertState>;
 }
 
 export async function readWatchState(db: Db, vin: string): Promise<StoredWatch> {
@@ -44,7 +47,33 @@ export async function readWatchState(db: Db, vin: string): Promise<StoredWatch> 
     inside: Number(r.inside) === 1, pendingSince: r.pending_since === null ? null : Number(r.pending_since), pendingCount: Number(r.pending_count),
     outsideAt: r.outside_latitude === null || r.outside_longitude === null ? null : { lat: r.outside_latitude, lon: r.outside_longitude, accuracyM: r.outside_accuracy_m },
   }]));
-  return { previous, fences };
+  const alertRows = await db.selectFrom('alert_states').select(['rule_id', 'state']).where('vin', '=', vin).execute();
+  return { previous, fences, alerts: new Map(alertRows.map((r) => [r.rule_id, alertStateFromJson(r.state)])) };
+}
+
+/** A record as the watch reads it: its position (if it has one) for geofences, the rest for alert rules. */
+export interface WatchRecord {
+  readonly position: WatchedPosition | undefined;
+  readonly alert: AlertRecord;
+}
+
+/** Every record after `afterTs`, oldest first, with what geofences and alert rules read. */
+export async function watchRecordsAfter(db: Db, vin: string, afterTs: number, limit: number): Promise<WatchRecord[]> {
+  const rows = await recordsAfter(db, vin, afterTs)
+    .select(['ts', 'latitude', 'longitude', 'position_accuracy_m', 'received_at', 'speed', 'rpm', 'fuel_level', 'lv_battery_voltage', 'event'])
+    .limit(limit).execute();
+  return rows.map((r) => {
+    const ts = Number(r.ts);
+    const receivedAt = Number(r.received_at);
+    const hasPosition = r.latitude !== null && r.longitude !== null;
+    return {
+      position: hasPosition ? { ts, lat: r.latitude!, lon: r.longitude!, accuracyM: r.position_accuracy_m, receivedAt } : undefined,
+      alert: {
+        ts, receivedAt, speed: r.speed, rpm: r.rpm, fuelLevel: r.fuel_level, lvBatteryVoltage: r.lv_battery_voltage, event: r.event,
+        latitude: r.latitude, longitude: r.longitude,
+      },
+    };
+  });
 }
 
 /** Positions (records with a fix) recorded after `afterTs` (and at or before `upTo`), oldest first, as the judge reads them. */
@@ -62,6 +91,8 @@ export interface WatchWrite {
   readonly previous: { ts: number; lat: number; lon: number; accuracyM: number | null } | undefined;
   /** The fences whose state changed, with the new state; undefined: back to plain outside. */
   readonly states: ReadonlyMap<string, FenceState | undefined>;
+  /** The alert rules whose state changed, with the new state; undefined: back to quiet. */
+  readonly alerts: ReadonlyMap<string, AlertState | undefined>;
   readonly now: number;
 }
 
@@ -90,5 +121,44 @@ export async function saveWatch(trx: Db, w: WatchWrite): Promise<boolean> {
     await trx.insertInto('geofence_states').values({ vin: w.vin, geofence_id: geofenceId, ...row })
       .onConflict((oc) => oc.columns(['vin', 'geofence_id']).doUpdateSet(row)).execute();
   }
+  await saveAlertStates(trx, w.vin, w.alerts, w.now);
   return true;
+}
+
+/** Writes a vehicle's changed alert states (undefined: quiet, the row goes), in the caller's transaction. */
+export async function saveAlertStates(trx: Db, vin: string, states: ReadonlyMap<string, AlertState | undefined>, now: number): Promise<void> {
+  for (const [ruleId, state] of states) {
+    if (state === undefined) {
+      await trx.deleteFrom('alert_states').where('vin', '=', vin).where('rule_id', '=', ruleId).execute();
+      continue;
+    }
+    const row = { state: JSON.stringify(state), changed_at: now };
+    await trx.insertInto('alert_states').values({ vin, rule_id: ruleId, ...row }).onConflict((oc) => oc.columns(['vin', 'rule_id']).doUpdateSet(row)).execute();
+  }
+}
+
+/** The alert states of these vehicles for one rule. */
+export async function readAlertStatesOf(db: Db, ruleId: string, vins: readonly string[]): Promise<Map<string, AlertState>> {
+  if (vins.length === 0) return new Map();
+  const rows = await db.selectFrom('alert_states').select(['vin', 'state']).where('rule_id', '=', ruleId).where('vin', 'in', [...vins]).execute();
+  return new Map(rows.map((r) => [r.vin, alertStateFromJson(r.state)]));
+}
+
+export interface SilentVehicle {
+  readonly vin: string;
+  readonly lastSeen: number;
+}
+
+/**
+ * One page of the company's vehicles whose newest record is in [from, before), by last record
+ * then VIN, after `after`: the ones that went silent between two sweeps (the last-seen index).
+ */
+export async function listGoneSilent(
+  db: Db, companyId: string, from: number, before: number, after: SilentVehicle | undefined, limit: number,
+): Promise<SilentVehicle[]> {
+  let q = db.selectFrom('vehicle_activity as a').innerJoin('vehicles as v', 'v.vin', 'a.vin')
+    .select(['a.vin', 'a.last_seen']).where('v.company_id', '=', companyId).where('a.last_seen', '>=', from).where('a.last_seen', '<', before);
+  if (after) q = q.where((eb) => eb(eb.refTuple('a.last_seen', 'a.vin'), '>', eb.tuple(after.lastSeen, after.vin)));
+  const rows = await q.orderBy('a.last_seen').orderBy('a.vin').limit(limit).execute();
+  return rows.map((r) => ({ vin: r.vin, lastSeen: Number(r.last_seen) }));
 }

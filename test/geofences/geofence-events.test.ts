@@ -17,7 +17,7 @@ import { iso, startTestService, type TestService } from '../support/test-service
 import { avlRecord, TRACKED, trackerFleet } from '../support/tracker-fleet.js';
 import { scaled } from '../support/timeouts.js';
 
-const SETTINGS = { rules: DEFAULT_DRIFT_RULES, latenessMs: 60_000 };
+const SETTINGS = { rules: DEFAULT_DRIFT_RULES, latenessMs: 60_000, movingSpeedKmh: 3 };
 /** Each scenario far from the others' fences (30 km apart), so a vehicle only meets its own. */
 const place = (n: number) => offset(DEPOT, n * 30_000, 0);
 

@@ -24,6 +24,7 @@ import { geofencesMigration } from './0021-geofences.js';
 import { positionAccuracyMigration } from './0022-position-accuracy.js';
 import { geofenceWatchMigration } from './0023-geofence-watch.js';
 import { alertRulesMigration } from './0024-alert-rules.js';
+import { alertStatesMigration } from './0025-alert-states.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -55,6 +56,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0022-position-accuracy': positionAccuracyMigration,
     '0023-geofence-watch': geofenceWatchMigration,
     '0024-alert-rules': alertRulesMigration,
+    '0025-alert-states': alertStatesMigration,
   });
 }
 

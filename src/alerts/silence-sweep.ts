@@ -1,0 +1,70 @@
+/**
+ * no_data (D13): silence is noticed by a clock, not by a record. Every `SWEEP_MS` the evaluator
+ * asks, for each no_data rule, which of the company's vehicles went quiet for the rule's duration
+ * since its previous sweep (the last-seen index of vehicle_activity: the vehicles whose newest
+ * record crossed the cutoff in between, not every silent one again), judges them
+ * (judgeSilence) and writes the rule's state with its event in one transaction. The state keeps
+ * what fired: a vehicle judged twice (the first sweep of a process looks an hour back) fires once
+ * per episode, and the cooldown holds a vehicle flapping in and out of reporting to one event.
+ * A vehicle that never reported is not watched for silence. Vehicles of the shards this process
+ * holds only.
+ */
+import type { Clock } from '../domain/clock.js';
+import { judgeSilence, QUIET_STATE, type CompiledAlertRule } from '../domain/alerts/judge-alert.js';
+import { coversVehicle } from '../domain/alerts/watch-alerts.js';
+import { alertEvent } from '../domain/events.js';
+import type { StoreConnection } from '../store/connection.js';
+import { appendEvents } from '../store/event-appends.js';
+import { listGoneSilent, readAlertStatesOf, saveAlertStates, type SilentVehicle } from '../store/watch-queries.js';
+import type { TurnBudget } from '../workers/event-loop-turns.js';
+import { keysetPages } from '../workers/keyset-pages.js';
+import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
+import type { CompanyRuleSets } from './company-rule-sets.js';
+
+export const SWEEP_MS = 10_000;
+/** How far back the first sweep of a process looks for vehicles that went quiet. */
+const FIRST_SWEEP_BACK_MS = 60 * 60_000;
+
+export class SilenceSweeps {
+  #sweptAt = -Infinity;
+  /** Per rule: the cutoff its last sweep reached. */
+  readonly #reached = new Map<string, number>();
+
+  /** Sweeps the no_data rules if SWEEP_MS has passed since the last sweep; answers the events written. */
+  async sweep(store: StoreConnection, clock: Clock, rules: CompanyRuleSets, shards: VehicleShardLease | undefined, budget: TurnBudget): Promise<number> {
+    const now = clock.now();
+    if (now - this.#sweptAt < SWEEP_MS) return 0;
+    this.#sweptAt = now;
+    let events = 0;
+    for (const [companyId, { rules: companyRules }] of rules.entries()) {
+      for (const rule of companyRules) {
+        if (rule.kind !== 'no_data') continue;
+        const cutoff = now - rule.durationS * 1000;
+        const from = this.#reached.get(rule.id) ?? cutoff - FIRST_SWEEP_BACK_MS;
+        for await (const page of keysetPages((after: SilentVehicle | undefined, limit) => listGoneSilent(store.db, companyId, from, cutoff, after, limit), budget)) {
+          const mine = page.filter((v) => coversVehicle(rule, v.vin) && (shards?.holds(v.vin) ?? true));
+          events += await judgeSilent(store, clock, companyId, rule, mine);
+        }
+        this.#reached.set(rule.id, cutoff);
+      }
+    }
+    return events;
+  }
+}
+
+async function judgeSilent(store: StoreConnection, clock: Clock, companyId: string, rule: CompiledAlertRule, vehicles: readonly SilentVehicle[]): Promise<number> {
+  const states = await readAlertStatesOf(store.db, rule.id, vehicles.map((v) => v.vin));
+  let events = 0;
+  for (const vehicle of vehicles) {
+    const now = clock.now();
+    const judged = judgeSilence(rule, states.get(vehicle.vin) ?? QUIET_STATE, vehicle.lastSeen, now);
+    if (!judged.fired) continue;
+    const draft = alertEvent(companyId, vehicle.vin, rule, judged.fired);
+    await store.db.transaction().execute(async (trx) => {
+      await saveAlertStates(trx, vehicle.vin, new Map([[rule.id, judged.state]]), now);
+      await appendEvents(trx, [draft], now);
+    });
+    events += 1;
+  }
+  return events;
+}
