@@ -18,6 +18,8 @@ import { companyVehicleOems } from '../store/vehicles-queries.js';
 export interface AlertRuleSettings {
   /** `--max-alert-rules-per-company`. */
   readonly maxPerCompany: number;
+  /** Faster than this is moving, for the preview (`--trip-moving-speed`; 3 km/h when absent). */
+  readonly movingSpeedKmh?: number;
 }
 
 export interface AlertRuleDeps {
@@ -43,7 +45,7 @@ export type AlertRuleResource = ReturnType<typeof alertRuleResource>;
 const notFound = () => new ServiceError(errors.alertRuleNotFound);
 
 /** The rule a body describes, its VINs checked against the company's vehicles. */
-async function checkedFields(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleFields> {
+export async function checkedFields(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleFields> {
   const parsed = parseAlertRule(body);
   if (!parsed.ok) throw new ServiceError(errors.alertRuleInvalid, { problem: parsed.problem });
   const vins = parsed.value.vins;

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AlertRule, AlertRuleParams, AlertRuleRequestShape } from '@telematics/contract';
+import { AlertRule, AlertRuleParams, AlertRuleRequestShape, EventEnvelope } from '@telematics/contract';
+import { previewAlertRule } from '../alerts/preview-alert-rule.js';
+import { formatIsoWithOffset } from '../domain/time.js';
 import {
   createAlertRule, listCompanyAlertRules, readAlertRule, removeAlertRule, replaceCompanyAlertRule, type AlertRuleDeps,
 } from '../alerts/manage-alert-rules.js';
@@ -13,6 +15,21 @@ const RuleBody = Type.Unsafe<unknown>({ description: 'name, kind, and the fields
 const ONE_RULE = [...AUTH_ERRORS, ...PATH_ERRORS, 'alertRuleNotFound'] as const;
 const shownBody = documentedAs({ body: AlertRuleRequestShape });
 const tags = ['alerts'];
+const PreviewBody = Type.Object({
+  rule: Type.Optional(AlertRuleRequestShape),
+  rule_id: Type.Optional(Type.String({ description: 'A saved rule instead of `rule`' })),
+  vins: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000, description: "Only these of the company's vehicles (within the rule's own); all of them (up to 200) when absent" })),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 7, description: 'How far back, default 7' })),
+});
+const PreviewAnswer = Type.Object({
+  from: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
+  to: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00: now' }),
+  rule_id: Type.Union([Type.String(), Type.Null()]),
+  vehicles: Type.Integer({ description: 'Vehicles judged' }),
+  records: Type.Integer({ description: 'Records judged' }),
+  truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or record was judged' }),
+  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them' }),
+});
 
 /**
  * POST and GET /alert-rules, GET, PUT and DELETE /alert-rules/{id}: the rules of the token's
@@ -56,6 +73,19 @@ export function alertRuleRoutes(deps: AlertRuleDeps): FastifyPluginAsync {
         response: { 200: AlertRule, ...errorResponses(JSON_BODY_ERRORS, ONE_RULE, 'alertRuleInvalid') },
       },
     }, async (request) => replaceCompanyAlertRule(deps, company(request), request.params.id, request.body));
+
+    app.post('/alert-rules/preview', {
+      config: { swaggerTransform: documentedAs({ body: PreviewBody }) },
+      schema: {
+        operationId: 'previewAlertRule', summary: 'Try an alert rule on recorded data',
+        description: 'The alerts a rule would have fired over the company\'s records of the last `days` (1 to 7, default 7), judged by the same code as the live evaluator, each vehicle from a quiet state (no_data from the gaps in the records): a rule not yet saved (`rule`, the body of POST /alert-rules; its events have `rule_id` null), or a saved one (`rule_id`). Nothing is written. At most 200 vehicles and 2,000,000 records: past either, `truncated`.',
+        tags, security: bearerSecurity, body: RuleBody,
+        response: { 200: PreviewAnswer, ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'alertRuleInvalid', 'alertRuleNotFound') },
+      },
+    }, async (request) => {
+      const preview = await previewAlertRule(deps, company(request), request.body);
+      return { ...preview, from: formatIsoWithOffset(preview.from), to: formatIsoWithOffset(preview.to) };
+    });
 
     app.delete('/alert-rules/:id', {
       schema: {

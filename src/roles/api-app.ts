@@ -27,7 +27,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,
     eventStreams: { ...EVENT_STREAM_TIMING, perApplication: config.eventStreamsPerApp, recheckMs: config.eventStreamRecheck },
-    alertRules: { maxPerCompany: config.maxAlertRulesPerCompany },
+    alertRules: { maxPerCompany: config.maxAlertRulesPerCompany, movingSpeedKmh: config.tripMovingSpeed },
     vehicleStates: { offlineAfterMs: config.vehicleOfflineAfter, movingSpeedKmh: config.tripMovingSpeed },
     geofences: { maxPerCompany: config.maxGeofencesPerCompany, drift: geofenceWatchSettingsOf(config) },
     metricsOnApiPort: config.opsPort === undefined,

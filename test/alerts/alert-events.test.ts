@@ -31,6 +31,12 @@ describe.each(DATABASE_KINDS)('alert events on %s', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return (res.body as { id: string }).id;
   };
+  const preview = async (json: unknown) => {
+    const auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    const res = await svc.request('POST', '/alert-rules/preview', { json, headers: auth });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { events: { id: string; type: string; data: Record<string, unknown> }[] };
+  };
   const watch = () => runGeofenceWatchOnce(svc.store, svc.clock, SETTINGS, follower);
   const alertsOf = async (ruleId: string) => (await svc.store.db.selectFrom('events').select(['id', 'type', 'data', 'occurred_at']).where('type', 'like', 'alert.%').orderBy('seq').execute())
     .map((e) => ({ ...e, data: JSON.parse(e.data) as Record<string, unknown> }))
@@ -56,6 +62,12 @@ describe.each(DATABASE_KINDS)('alert events on %s', (kind) => {
     expect(events.map((e) => e.type)).toEqual(['alert.overspeed']);
     expect(events[0]!.data).toMatchObject({ vin: ALPHA_VINS[0], rule_id: id, rule_name: 'Speeding', limit: 90, latitude: -23.5, longitude: -46.6 });
     expect(events[0]!.data['speed']).toBeGreaterThan(90);
+
+    // Tried over the same records: the very event the evaluator wrote; unsaved, the same firing.
+    const tried = await preview({ rule_id: id, vins: [ALPHA_VINS[0]], days: 1 });
+    expect(tried.events.map((e) => [e.id, e.type, e.data])).toEqual(events.map((e) => [e.id, e.type, e.data]));
+    const unsaved = await preview({ rule: { name: 'Speeding', kind: 'overspeed', threshold: 90, duration_s: 30, vins: [ALPHA_VINS[0]] }, days: 1 });
+    expect(unsaved.events.map((e) => [e.type, e.data['date_time'], e.data['rule_id']])).toEqual(events.map((e) => [e.type, e.data['date_time'], null]));
   });
 
   it('when a vehicle flaps in and out of reporting 9 times in 10 minutes, then at most one alert.no_data', async () => {
@@ -72,6 +84,20 @@ describe.each(DATABASE_KINDS)('alert events on %s', (kind) => {
     expect(events.map((e) => e.type)).toEqual(['alert.no_data']);
     expect(events[0]!.data).toMatchObject({ vin, rule_id: id });
     expect(events[0]!.data['silent_s']).toBeGreaterThanOrEqual(60);
+    // The silences found again in the recorded gaps: the same episode, so the same event id.
+    expect((await preview({ rule_id: id, days: 1 })).events.map((e) => e.id)).toEqual(events.map((e) => e.id));
+  });
+
+  it('when a preview is asked wrongly, then 400 or 404 naming the problem', async () => {
+    const ask = async (json: unknown) => {
+      const auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+      return svc.request('POST', '/alert-rules/preview', { json, headers: auth });
+    };
+    expect((await ask({ rule: { name: 'x', kind: 'overspeed', threshold: 90 }, days: 0 })).body).toEqual({ detail: 'Invalid alert rule: days must be a whole number from 1 to 7.' });
+    expect((await ask({})).status).toBe(400);
+    expect((await ask({ rule: { name: 'x', kind: 'overspeed' } })).status).toBe(400);
+    expect((await ask({ rule_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+    expect((await ask({ rule: { name: 'x', kind: 'overspeed', threshold: 90 }, vins: ['9BWAB45U8NT100004'] })).status).toBe(400);
   });
 
   it('when the engine runs with the vehicle standing for six minutes, then one alert.idling; records without rpm change nothing', async () => {

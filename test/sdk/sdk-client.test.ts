@@ -361,6 +361,9 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     expect(created).toMatchObject({ name: 'SDK speeding', kind: 'overspeed', threshold: 100, duration_s: 0, cooldown_s: 600, enabled: true, vins: [VIN], schedule: null });
     expect(await client.alertRules.get(created.id)).toEqual(created);
     expect((await client.alertRules.list()).map((r) => r.id)).toContain(created.id);
+    const tried = await client.alertRules.preview({ rule_id: created.id, days: 1 });
+    expect(tried).toMatchObject({ rule_id: created.id, truncated: false });
+    expect(tried.events.every((e) => e.type === 'alert.overspeed')).toBe(true);
     const replaced = await client.alertRules.replace(created.id, {
       name: 'SDK night use', kind: 'after_hours', schedule: { time_zone: 'America/New_York', weekly: [{ days: ['mon'], from: '08:00', to: '24:00' }] },
     });

@@ -1,6 +1,6 @@
 /** /alert-rules: the company's alert rules, shared by every application of the company (docs/alerts.md). */
 import type { Transport } from './transport.js';
-import type { AlertRule, AlertRuleBody, RequestOptions } from './types.js';
+import type { AlertRule, AlertRuleBody, AlertRulePreview, AlertRulePreviewBody, RequestOptions } from './types.js';
 
 const path = (id: string) => `/alert-rules/${encodeURIComponent(id)}`;
 
@@ -28,6 +28,14 @@ export class AlertRules {
    */
   async replace(id: string, rule: AlertRuleBody, options: RequestOptions = {}): Promise<AlertRule> {
     return (await this.transport.json<AlertRule>({ method: 'PUT', path: path(id), json: rule, retry: 'never', ...options })).data;
+  }
+
+  /**
+   * The alerts a rule (`rule`, not saved) or a saved one (`rule_id`) would have fired over the last
+   * `days` (1 to 7) of the company's records. Writes nothing, so it is retried as a read.
+   */
+  async preview(body: AlertRulePreviewBody, options: RequestOptions = {}): Promise<AlertRulePreview> {
+    return (await this.transport.json<AlertRulePreview>({ method: 'POST', path: '/alert-rules/preview', json: body, retry: 'read', ...options })).data;
   }
 
   /** Not retried: a retry after a lost answer would be told 404 for a rule it did delete. */

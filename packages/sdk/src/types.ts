@@ -75,6 +75,9 @@ export type GeofencePreview = JsonOf<operations['previewGeofence']['responses'][
 export type AlertRule = JsonOf<operations['getAlertRule']['responses'][200]>;
 /** What POST /alert-rules and PUT /alert-rules/{id} take: name, kind and that kind's fields. */
 export type AlertRuleBody = NonNullable<JsonOf<operations['createAlertRule']['requestBody']>>;
+/** What POST /alert-rules/preview takes: `rule` (a body of POST /alert-rules) or `rule_id`, with `vins` and `days`. */
+export type AlertRulePreviewBody = NonNullable<JsonOf<operations['previewAlertRule']['requestBody']>>;
+export type AlertRulePreview = JsonOf<operations['previewAlertRule']['responses'][200]>;
 
 /** Dates of vehicle-data and trip queries: the service's text formats, or a Date (sent at -03:00). */
 export type DateInput = string | Date;

@@ -46,3 +46,31 @@ export function watchAlerts(
   fired.sort((a, b) => a.firing.at - b.firing.at);
   return { states, changed, fired };
 }
+
+/**
+ * no_data over recorded history (the preview): a gap between two records at least the rule's
+ * duration is a silence judged at the instant it reached the duration, as the live sweep judges
+ * it within its period; so is the silence since the last record, judged at `now`. The same judge
+ * (judgeSilence) decides, cooldown and schedule included.
+ */
+export function silencesOverHistory(
+  rule: CompiledAlertRule, start: AlertState, records: readonly AlertRecord[], now: number,
+): { readonly state: AlertState; readonly fired: AlertFiring[] } {
+  const durationMs = rule.durationS * 1000;
+  let state = start;
+  // A state carried from an earlier page holds that page's last record as the silence's start.
+  let last: number | null = start.since;
+  const fired: AlertFiring[] = [];
+  const judge = (lastRecord: number | null, at: number) => {
+    const judged = judgeSilence(rule, state, lastRecord, at);
+    state = judged.state;
+    if (judged.fired) fired.push(judged.fired);
+  };
+  for (const record of records) {
+    if (last !== null && record.ts - last >= durationMs) judge(last, last + durationMs);
+    judge(record.ts, record.ts);
+    last = record.ts;
+  }
+  if (last !== null && now - last >= durationMs) judge(last, Math.max(now, last + durationMs));
+  return { state, fired };
+}

@@ -574,6 +574,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alert-rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try an alert rule on recorded data
+         * @description The alerts a rule would have fired over the company's records of the last `days` (1 to 7, default 7), judged by the same code as the live evaluator, each vehicle from a quiet state (no_data from the gaps in the records): a rule not yet saved (`rule`, the body of POST /alert-rules; its events have `rule_id` null), or a saved one (`rule_id`). Nothing is written. At most 200 vehicles and 2,000,000 records: past either, `truncated`.
+         */
+        post: operations["previewAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "command.succeeded": {
@@ -4629,6 +4649,164 @@ export interface operations {
             };
             /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    previewAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rule?: {
+                        name: string;
+                        /**
+                         * @description What the rule watches; docs/alerts.md has each condition
+                         * @enum {unknown}
+                         */
+                        kind: "overspeed" | "idling" | "no_data" | "low_fuel" | "low_battery" | "after_hours";
+                        /** @description The company's vehicles it watches; absent or null: every one, present and future */
+                        vins?: string[] | null;
+                        /** @description overspeed: km/h (1 to 400); low_fuel: % (1 to 100); low_battery: V (0.1 to 60); none for the other kinds */
+                        threshold?: number | null;
+                        /** @description How long the condition must hold: overspeed 0 to 3600 (default 0), idling 60 to 86400 and no_data 60 to 604800 (required), low_fuel and low_battery 0 to 86400 (default 0), after_hours 0 to 3600 (default 0) */
+                        duration_s?: number;
+                        /** @description after_hours: required, the working hours. Other kinds: the only windows the rule fires in */
+                        schedule?: {
+                            /** @description An IANA time zone name (Intl spells it), such as America/Sao_Paulo; default America/Sao_Paulo */
+                            time_zone?: string;
+                            weekly: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @description HH:MM local time, included */
+                                from: string;
+                                /** @description HH:MM local time, excluded; after from (24:00 for the end of the day) */
+                                to: string;
+                            }[];
+                        } | null;
+                        /** @description After an event, none for the same vehicle and rule before this has passed; default 600 */
+                        cooldown_s?: number;
+                        /** @description Default true; a disabled rule fires nothing */
+                        enabled?: boolean;
+                    };
+                    /** @description A saved rule instead of `rule` */
+                    rule_id?: string;
+                    /** @description Only these of the company's vehicles (within the rule's own); all of them (up to 200) when absent */
+                    vins?: string[];
+                    /** @description How far back, default 7 */
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        from: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00: now */
+                        to: string;
+                        rule_id: string | null;
+                        /** @description Vehicles judged */
+                        vehicles: number;
+                        /** @description Records judged */
+                        records: number;
+                        /** @description A bound was reached: not every vehicle or record was judged */
+                        truncated: boolean;
+                        /** @description Oldest first, as GET /events would show them */
+                        events: {
+                            /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
+                            id: string;
+                            /** @enum {string} */
+                            type: "command.succeeded" | "command.failed" | "trip.started" | "trip.ended" | "vehicle.ignition_on" | "vehicle.ignition_off" | "vehicle.online" | "vehicle.offline" | "vehicle.charging" | "geofence.entered" | "geofence.exited" | "geofence.crossed" | "alert.overspeed" | "alert.idling" | "alert.no_data" | "alert.low_fuel" | "alert.low_battery" | "alert.after_hours" | "webhook.ping" | "webhook.verification";
+                            /** @description When it happened, YYYY-MM-DDTHH:MM:SS-03:00 */
+                            timestamp: string;
+                            /** @description Per type: see docs/events.md */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             *     - `TLM_ALERT_RULE_INVALID`: `Invalid alert rule: {problem}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_ALERT_RULE_NOT_FOUND`: `Alert rule not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
