@@ -10,7 +10,8 @@
  * roads and 6 alert rules, one of each kind (RULES), before the load starts. Bodies: 500 records
  * each, 5 instants × 100 vehicles in time order, one record a second per vehicle, each vehicle
  * driving east at 36 km/h on its own road (one road every 2 km north, the fences every 1 km along
- * each), so every vehicle enters and leaves a fence every 100 s.
+ * each, 10 km long: at its end a vehicle starts again from the west end, a jump through its
+ * road's fences, each a `geofence.crossed`), so every vehicle enters and leaves a fence every 100 s.
  *
  * - ingest: records/s by the service's own clock (received_at of the rounds' rows, as
  *   scaling.mjs does), a warm-up then rounds of bodies, median; target: with fences and rules
@@ -143,10 +144,11 @@ async function measure(ctx, plan, bodies, fences) {
     const rows = await db.selectFrom('events as e')
       .innerJoin('telemetry as t', (j) => j.onRef('t.vin', '=', 'e.vin').onRef('t.ts', '=', 'e.occurred_at'))
       .select(['e.type', 'e.created_at', 't.received_at']).where((eb) => eb.or([eb('e.type', 'like', 'geofence.%'), eb('e.type', 'like', 'alert.%')])).execute();
+    const byType = await db.selectFrom('events').select(['type', (eb) => eb.fn.countAll().as('n')]).groupBy('type').orderBy('type').execute();
+    ctx.log(`  events by type: ${byType.map((r) => `${r.type} ${r.n}`).join(', ')}`);
     const delays = rows.map((r) => Number(r.created_at) - Number(r.received_at)).sort((a, b) => a - b);
     const entered = rows.filter((r) => r.type === 'geofence.entered').length;
     const exited = rows.filter((r) => r.type === 'geofence.exited').length;
-    ctx.log(`  events: ${entered} entered, ${exited} exited, ${rows.length - entered - exited} alerts`);
     if (entered < VEHICLES || Math.abs(entered - exited) > VEHICLES) throw new Error(`geofence events: ${entered} entered and ${exited} exited for ${VEHICLES} vehicles driving through fences`);
     return { rate, latency: { count: delays.length, p50: percentile(delays, 50), p99: percentile(delays, 99), max: delays.at(-1) } };
   } finally {

@@ -31,7 +31,10 @@ export class SilenceSweeps {
   readonly #reached = new Map<string, number>();
 
   /** Sweeps the no_data rules if SWEEP_MS has passed since the last sweep; answers the events written. */
-  async sweep(store: StoreConnection, clock: Clock, rules: CompanyRuleSets, shards: VehicleShardLease | undefined, budget: TurnBudget): Promise<number> {
+  /** `written(vin)`: a vehicle's alert state was written here, so a copy kept elsewhere is stale. */
+  async sweep(
+    store: StoreConnection, clock: Clock, rules: CompanyRuleSets, shards: VehicleShardLease | undefined, budget: TurnBudget, written: (vin: string) => void = () => {},
+  ): Promise<number> {
     const now = clock.now();
     if (now - this.#sweptAt < SWEEP_MS) return 0;
     this.#sweptAt = now;
@@ -43,7 +46,7 @@ export class SilenceSweeps {
         const from = this.#reached.get(rule.id) ?? cutoff - FIRST_SWEEP_BACK_MS;
         for await (const page of keysetPages((after: SilentVehicle | undefined, limit) => listGoneSilent(store.db, companyId, from, cutoff, after, limit), budget)) {
           const mine = page.filter((v) => coversVehicle(rule, v.vin) && (shards?.holds(v.vin) ?? true));
-          events += await judgeSilent(store, clock, companyId, rule, mine);
+          events += await judgeSilent(store, clock, companyId, rule, mine, written);
         }
         this.#reached.set(rule.id, cutoff);
       }
@@ -52,7 +55,9 @@ export class SilenceSweeps {
   }
 }
 
-async function judgeSilent(store: StoreConnection, clock: Clock, companyId: string, rule: CompiledAlertRule, vehicles: readonly SilentVehicle[]): Promise<number> {
+async function judgeSilent(
+  store: StoreConnection, clock: Clock, companyId: string, rule: CompiledAlertRule, vehicles: readonly SilentVehicle[], written: (vin: string) => void,
+): Promise<number> {
   const states = await readAlertStatesOf(store.db, rule.id, vehicles.map((v) => v.vin));
   let events = 0;
   for (const vehicle of vehicles) {
@@ -64,6 +69,7 @@ async function judgeSilent(store: StoreConnection, clock: Clock, companyId: stri
       await saveAlertStates(trx, vehicle.vin, new Map([[rule.id, judged.state]]), now);
       await appendEvents(trx, [draft], now);
     });
+    written(vehicle.vin);
     events += 1;
   }
   return events;

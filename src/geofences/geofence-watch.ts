@@ -65,6 +65,12 @@ export class GeofenceFollower {
   readonly feed: VehicleChangeFeed;
   /** Where each no_data rule's last sweep stopped (silence-sweep.ts). */
   readonly silence = new SilenceSweeps();
+  /**
+   * The state each vehicle was left in by this process, by the cursor it was written with: while
+   * the stored cursor is still that one, nobody else judged the vehicle since, and the state need
+   * not be read again (two statements a vehicle a pass, under load most of a pass's reads).
+   */
+  readonly kept = new Map<string, { readonly judgedUntil: number; readonly state: StoredWatch }>();
   constructor(store: StoreConnection, readonly fences: FenceSets, readonly shards?: VehicleShardLease, readonly rules?: CompanyRuleSets) {
     this.feed = new VehicleChangeFeed(store, shards);
   }
@@ -86,30 +92,43 @@ export async function runGeofenceWatchOnce(
   const look = follower.feed.begin(now);
   for await (const page of follower.feed.pages(look, budget)) {
     const lastSeen = new Map(page.map((v) => [v.vin, v.lastSeen]));
-    for (const vehicle of await listWatchCandidates(store.db, page.map((v) => v.vin))) {
+    const work = (await listWatchCandidates(store.db, page.map((v) => v.vin))).flatMap((vehicle) => {
       const newest = lastSeen.get(vehicle.vin)!;
-      if (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil) continue;
+      if (vehicle.judgedUntil !== null && newest <= vehicle.judgedUntil) return [];
       const fences = follower.fences.of(vehicle.companyId);
       const rules = (follower.rules?.of(vehicle.companyId) ?? []).filter((r) => coversVehicle(r, vehicle.vin));
-      if ((fences === undefined || fences.size === 0) && rules.length === 0) continue;
+      if ((fences === undefined || fences.size === 0) && rules.length === 0) return [];
+      return [{ vehicle, newest, watched: { fences: fences ?? EMPTY_FENCES, rules } }];
+    });
+    for (const { vehicle, newest, watched } of work) {
       await budget.yieldIfSpent();
-      await watchVehicle(store, clock, vehicle, newest, { fences: fences ?? EMPTY_FENCES, rules }, settings, now, pass, budget);
+      await watchVehicle(store, clock, follower, vehicle, newest, watched, settings, now, pass, budget);
     }
   }
   follower.feed.end(look);
-  if (anyRule && follower.rules) pass.events += await follower.silence.sweep(store, clock, follower.rules, shards, budget);
+  if (anyRule && follower.rules) pass.events += await follower.silence.sweep(store, clock, follower.rules, shards, budget, (vin) => follower.kept.delete(vin));
   return pass;
 }
 
 const EMPTY_FENCES = indexedFenceSet([]);
 
+/** Vehicles whose state a process keeps between passes, at most: beyond, the oldest are read again. */
+const KEPT_VEHICLES = 20_000;
+
+function keep(kept: Map<string, { judgedUntil: number; state: StoredWatch }>, vin: string, judgedUntil: number, state: StoredWatch): void {
+  kept.delete(vin);
+  kept.set(vin, { judgedUntil, state });
+  if (kept.size > KEPT_VEHICLES) kept.delete(kept.keys().next().value!);
+}
+
 async function watchVehicle(
-  store: StoreConnection, clock: Clock, vehicle: WatchCandidate, newest: number,
+  store: StoreConnection, clock: Clock, follower: GeofenceFollower, vehicle: WatchCandidate, newest: number,
   watched: { readonly fences: FenceSet; readonly rules: readonly CompiledAlertRule[] }, settings: GeofenceWatchSettings,
   now: number, pass: GeofenceWatchPass, budget: TurnBudget,
 ): Promise<void> {
   let expected = vehicle.judgedUntil;
-  let state: StoredWatch = await readWatchState(store.db, vehicle.vin);
+  const kept = follower.kept.get(vehicle.vin);
+  let state: StoredWatch = kept !== undefined && kept.judgedUntil === expected ? kept.state : await readWatchState(store.db, vehicle.vin);
   pass.vehicles += 1;
   for (;;) {
     const from = expected ?? now - FIRST_LOOK_BACK_MS;
@@ -137,15 +156,17 @@ async function watchVehicle(
         await appendEvents(trx, drafts, writtenAt);
       });
     } catch (error) {
+      follower.kept.delete(vehicle.vin);
       if (!(error instanceof CursorMoved)) throw error;
       pass.lost += 1;
       return;
     }
     pass.positions += positions.length;
     pass.events += drafts.length;
-    if (!full) return;
     expected = judgedUntil;
     state = { previous: result.state.previous, fences: new Map(result.state.fences), alerts: new Map(alerts.states) };
+    keep(follower.kept, vehicle.vin, judgedUntil, state);
+    if (!full) return;
     await budget.yieldIfSpent();
   }
 }
@@ -159,9 +180,13 @@ export function geofenceWatchWorker(
   return {
     name: 'geofence watch',
     intervalMs: settings.intervalMs,
+    // Records keep coming while a pass judges: the next pass starts at once after one that found
+    // some, so a transition waits for one pass, not a pass and an interval.
+    busyIntervalMs: 0,
     async runOnce() {
       const pass = await runGeofenceWatchOnce(store, clock, settings, follower);
       if (pass.events > 0) logger.info(pass, 'geofence transitions and alerts');
+      return { more: pass.positions > 0 || pass.vehicles > 0 };
     },
   };
 }
