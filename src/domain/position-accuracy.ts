@@ -1,6 +1,6 @@
 /**
  * A record's estimated horizontal position accuracy, in metres: how far the true position may be
- * from the one stored. Not a datapoint of the interface (GET /vehicle-data never shows it); it is
+ * from the one stored. Not a datapoint of the interface (/vehicle-data never shows it); it is
  * kept with each stored record so a geofence exit can ask for a margin widened by it (D13). Null
  * when the source says nothing usable, and always null for a record without a position.
  */
