@@ -55,7 +55,8 @@ export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, b
     const id = body['rule_id'];
     const saved = typeof id === 'string' && UUID.test(id) ? await findAlertRule(deps.store.db, companyId, id.toLowerCase()) : undefined;
     if (!saved) throw new ServiceError(errors.alertRuleNotFound);
-    rule = compileAlertRule(saved);
+    // Tried as if switched on: a saved rule may be disabled precisely because it is being tried.
+    rule = compileAlertRule({ ...saved, enabled: true });
   } else {
     rule = compileAlertRule({ ...(await checkedFields(deps, companyId, body['rule'])), id: 'preview' });
   }

@@ -11,7 +11,8 @@
  * (no_data) is the clock's: a sweep of the vehicles gone quiet (alerts/silence-sweep.ts).
  *
  * Records stored with an instant at or before the cursor (out of order, after newer ones were
- * judged) are not judged live: the state has moved on. A vehicle never judged starts an hour back.
+ * judged) are not judged live: the state has moved on. A vehicle never judged starts an hour back,
+ * one whose cursor is older than a day a day back; records stamped ahead of now wait for it.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -42,6 +43,13 @@ export interface GeofenceWatchSettings {
 
 /** Where a vehicle never judged starts. */
 export const FIRST_LOOK_BACK_MS = 60 * 60_000;
+/**
+ * How far behind now a cursor may start: a vehicle left unwatched for long (its company's only
+ * rule switched off for a month) is not judged over all of it when watched again.
+ */
+export const MAX_BEHIND_MS = 24 * 60 * 60_000;
+/** Pages of one vehicle in one pass: a vehicle with a long backlog does not hold the others back. */
+const PAGES_A_PASS = 10;
 /** Records judged per transaction. */
 const RECORDS_PAGE = 1000;
 
@@ -130,15 +138,17 @@ async function watchVehicle(
   const kept = follower.kept.get(vehicle.vin);
   let state: StoredWatch = kept !== undefined && kept.judgedUntil === expected ? kept.state : await readWatchState(store.db, vehicle.vin);
   pass.vehicles += 1;
-  for (;;) {
-    const from = expected ?? now - FIRST_LOOK_BACK_MS;
-    const records = await watchRecordsAfter(store.db, vehicle.vin, from, RECORDS_PAGE);
+  for (let pages = 1; ; pages += 1) {
+    const from = Math.max(expected ?? now - FIRST_LOOK_BACK_MS, now - MAX_BEHIND_MS);
+    // Not past now: a record stamped ahead (the intake takes up to 5 minutes) waits for its time,
+    // instead of moving the cursor past the live records that follow it.
+    const records = await watchRecordsAfter(store.db, vehicle.vin, from, RECORDS_PAGE, now);
     const full = records.length === RECORDS_PAGE;
     const positions = records.flatMap((r) => (r.position ? [r.position] : []));
     const result = watchFences(watched.fences, state, positions, settings.rules, settings.latenessMs);
     const alerts = watchAlerts(watched.rules, state.alerts, records.map((r) => r.alert), settings.movingSpeedKmh);
     // Every record up to the newest the feed saw was committed before these were read.
-    const judgedUntil = full ? records.at(-1)!.alert.ts : Math.max(records.at(-1)?.alert.ts ?? from, newest);
+    const judgedUntil = full ? records.at(-1)!.alert.ts : Math.max(from, Math.min(now, Math.max(records.at(-1)?.alert.ts ?? from, newest)));
     const states = new Map<string, FenceState | undefined>([...result.changed].map((id) => [id, result.state.fences.get(id)]));
     const alertStates = new Map<string, AlertState | undefined>([...alerts.changed].map((id) => [id, alerts.states.get(id)]));
     const drafts = [
@@ -166,7 +176,7 @@ async function watchVehicle(
     expected = judgedUntil;
     state = { previous: result.state.previous, fences: new Map(result.state.fences), alerts: new Map(alerts.states) };
     keep(follower.kept, vehicle.vin, judgedUntil, state);
-    if (!full) return;
+    if (!full || pages === PAGES_A_PASS) return;
     await budget.yieldIfSpent();
   }
 }

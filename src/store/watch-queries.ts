@@ -57,9 +57,9 @@ export interface WatchRecord {
   readonly alert: AlertRecord;
 }
 
-/** Every record after `afterTs`, oldest first, with what geofences and alert rules read. */
-export async function watchRecordsAfter(db: Db, vin: string, afterTs: number, limit: number): Promise<WatchRecord[]> {
-  const rows = await recordsAfter(db, vin, afterTs)
+/** Every record after `afterTs` (and at or before `upTo` when given), oldest first, with what geofences and alert rules read. */
+export async function watchRecordsAfter(db: Db, vin: string, afterTs: number, limit: number, upTo?: number): Promise<WatchRecord[]> {
+  const rows = await recordsAfter(db, vin, afterTs, upTo)
     .select(['ts', 'latitude', 'longitude', 'position_accuracy_m', 'received_at', 'speed', 'rpm', 'fuel_level', 'lv_battery_voltage', 'event'])
     .limit(limit).execute();
   return rows.map((r) => {

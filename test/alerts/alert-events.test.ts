@@ -66,6 +66,11 @@ describe.each(DATABASE_KINDS)('alert events on %s', (kind) => {
     // Tried over the same records: the very event the evaluator wrote; unsaved, the same firing.
     const tried = await preview({ rule_id: id, vins: [ALPHA_VINS[0]], days: 1 });
     expect(tried.events.map((e) => [e.id, e.type, e.data])).toEqual(events.map((e) => [e.id, e.type, e.data]));
+    const auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    const off = await svc.request('PUT', `/alert-rules/${id}`, { json: { name: 'Speeding', kind: 'overspeed', threshold: 90, duration_s: 30, vins: [ALPHA_VINS[0]], enabled: false }, headers: auth });
+    expect(off.status).toBe(200);
+    // Switched off, it is tried as if on: that is what trying is for.
+    expect((await preview({ rule_id: id, days: 1 })).events.map((e) => e.id)).toEqual(events.map((e) => e.id));
     const unsaved = await preview({ rule: { name: 'Speeding', kind: 'overspeed', threshold: 90, duration_s: 30, vins: [ALPHA_VINS[0]] }, days: 1 });
     expect(unsaved.events.map((e) => [e.type, e.data['date_time'], e.data['rule_id']])).toEqual(events.map((e) => [e.type, e.data['date_time'], null]));
   });

@@ -137,6 +137,25 @@ describe.each(DATABASE_KINDS)('geofence events on %s', (kind) => {
     expect((await eventsOf(TRACKED.silent.vin, id)).map((e) => [e.type, e.data['late']])).toEqual([['geofence.entered', true], ['geofence.exited', true]]);
   });
 
+  it('when a record is stamped minutes ahead of now, then the live records after it are still judged', async () => {
+    const center = place(5);
+    const id = await circle('Ahead', center, 500);
+    const vin = ALPHA_VINS[1];
+    svc.clock.advance(60_000);
+    // One record 4 minutes ahead (the intake allows 5), far outside; then a live drive through.
+    const ahead = offset(center, -5000, 0);
+    expect((await svc.ingest([{ vin, date_time: iso(svc.clock.now() + 240_000), latitude: ahead.lat, longitude: ahead.lon, speed: 0 }])).body).toMatchObject({ accepted: 1 });
+    await watch();
+    const track = driveThrough(svc.clock.now() + 1000, center, 1500, 36);
+    for (let i = 0; i < track.length; i += 3) {
+      const batch = track.slice(i, i + 3);
+      svc.clock.t = batch.at(-1)!.ts + 1000;
+      expect((await svc.ingest(batch.map((p) => ({ vin, date_time: iso(p.ts), latitude: p.lat, longitude: p.lon, speed: p.speed })))).body).toMatchObject({ rejected: [] });
+      await watch();
+    }
+    expect((await eventsOf(vin, id)).map((e) => e.type).slice(0, 2)).toEqual(['geofence.entered', 'geofence.exited']);
+  });
+
   it('when the pass runs again with nothing new, then it writes nothing and repeats nothing', async () => {
     const before = await svc.store.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('type', 'like', 'geofence.%').executeTakeFirstOrThrow();
     const pass = await watch();
