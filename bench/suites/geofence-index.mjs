@@ -23,6 +23,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { median, percentile } from '../lib/report.mjs';
+import { SeededRandom } from '../../dist/sim/seeded-random.js';
 
 export const name = 'geofence-index';
 
@@ -31,19 +32,14 @@ const SPREAD_M = 25_000;
 const MARGIN_M = 30;
 const METRES_PER_DEGREE = 6_371_008.8 * (Math.PI / 180);
 
-/** mulberry32: the same fences and positions on every run. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const offset = ([lon, lat], east, north) => [lon + east / (METRES_PER_DEGREE * Math.cos((lat * Math.PI) / 180)), lat + north / METRES_PER_DEGREE];
+
+/** The simulator's seeded generator: the same fences and positions on every run. */
+function seeded(seed) {
+  const random = new SeededRandom(seed);
+  return () => random.next();
+}
 
 function inDisc(random) {
   const r = Math.sqrt(random()) * SPREAD_M;

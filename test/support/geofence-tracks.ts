@@ -4,6 +4,7 @@
  * fence, two sparse positions on either side of one.
  */
 import { moveKm, type Point } from '../../src/domain/geo.js';
+import { seeded } from './random-fences.js';
 
 export interface TrackPosition {
   readonly ts: number;
@@ -14,18 +15,6 @@ export interface TrackPosition {
 
 /** The depot every track is built around. */
 export const DEPOT: Point = { lat: -23.55, lon: -46.63 };
-
-/** mulberry32: small, seeded, good enough to scatter test positions. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A point `east` and `north` metres from `from`. */
 export function offset(from: Point, eastM: number, northM: number): Point {

@@ -1,17 +1,12 @@
 /** Fence shapes for the geometry tests: metres laid out around a place, and seeded random fences. */
 import type { FenceShape, LonLat } from '../../src/domain/geofences/fence-shape.js';
 import { METRES_PER_DEGREE, RAD } from '../../src/domain/geofences/fence-geometry.js';
+import { SeededRandom } from '../../src/sim/seeded-random.js';
 
-/** mulberry32: the same sequence for a seed on every run, so a failure can be replayed. */
+/** The simulator's generator: the same sequence for a seed on every run, so a failure can be replayed. */
 export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 /** The position `eastM` and `northM` from [lon, lat] in the flat metric at its latitude. */
