@@ -10,9 +10,8 @@ import type { ServiceEvent } from '@telematics/contract';
 import { compileAlertRule, QUIET_STATE, type AlertFiring, type AlertState } from '../domain/alerts/judge-alert.js';
 import { coversVehicle, silencesOverHistory, watchAlerts } from '../domain/alerts/watch-alerts.js';
 import { errors, ServiceError } from '../domain/errors.js';
-import { eventAsSeenBy } from '../domain/event-visibility.js';
 import { alertEvent, type EventDraft } from '../domain/events.js';
-import { datapointAllowances } from '../events/datapoint-allowances.js';
+import { draftsAsSeen } from '../events/drafts-as-seen.js';
 import { findAlertRule } from '../store/alert-rules-queries.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchRecordsAfter } from '../store/watch-queries.js';
@@ -99,13 +98,8 @@ export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, b
     }
     drafts.push(...fired.map((f) => alertEvent(companyId, vin, rule, f)));
   }
-  const allowed = await datapointAllowances(deps.store, companyId, new Set(drafts.map((d) => d.vin)));
-  const viewer = { companyId, applicationId: '' };
   const saved = rule.id !== 'preview';
-  const events = drafts
-    .sort((a, b) => a.occurredAt - b.occurredAt || a.vin.localeCompare(b.vin))
-    .map((d) => eventAsSeenBy(d, viewer, allowed.get(d.vin) ?? (() => false)))
-    .filter((e): e is ServiceEvent => e !== undefined)
+  const events = (await draftsAsSeen(deps.store, companyId, drafts))
     .map((e) => (saved ? e : { ...e, data: { ...e.data, rule_id: null } }));
   return { from, to: now, rule_id: saved ? rule.id : null, vehicles: judged, records, truncated, events };
 }

@@ -7,12 +7,11 @@
  * give the event loop back; past either bound the answer says `truncated`.
  */
 import type { ServiceEvent } from '@telematics/contract';
-import { eventAsSeenBy } from '../domain/event-visibility.js';
 import { geofenceEvent } from '../domain/events.js';
 import type { FenceSet } from '../domain/geofences/fence-set.js';
 import type { DriftRules } from '../domain/geofences/judge-fence.js';
 import { watchFences, type FenceWatchState } from '../domain/geofences/watch-fences.js';
-import { datapointAllowances } from '../events/datapoint-allowances.js';
+import { draftsAsSeen } from '../events/drafts-as-seen.js';
 import type { StoreConnection } from '../store/connection.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchedPositionsAfter } from '../store/watch-queries.js';
@@ -71,12 +70,7 @@ export async function previewFences(
     }
     if (positions >= MAX_PREVIEW_POSITIONS) break;
   }
-  const allowed = await datapointAllowances(store, request.companyId, new Set(drafts.map((d) => d.vin)));
-  const viewer = { companyId: request.companyId, applicationId: '' };
-  const events = drafts
-    .sort((a, b) => a.occurredAt - b.occurredAt || a.vin.localeCompare(b.vin))
-    .map((d) => eventAsSeenBy(d, viewer, allowed.get(d.vin) ?? (() => false)))
-    .filter((e): e is ServiceEvent => e !== undefined);
+  const events = await draftsAsSeen(store, request.companyId, drafts);
   return { from, to: request.now, vehicles: judged, positions, truncated, events };
 }
 
