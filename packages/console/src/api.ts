@@ -23,7 +23,9 @@ let serverClockAheadMs = 0;
 /** Now on the service's clock (to a second): a record's age is judged as the service judges it. */
 export const serverNow = (): number => Date.now() + serverClockAheadMs;
 
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { 'x-telematics-console': '1', accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
@@ -39,4 +41,4 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
 }
 
 /** The public interface's routes, answered on the console session (same paths under /console/api). */
-export const apiCall = <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => call<T>(method, `/console/api${path}`, body);
+export const apiCall = <T>(method: Method, path: string, body?: unknown): Promise<T> => call<T>(method, `/console/api${path}`, body);

@@ -9,6 +9,9 @@ import { FleetScreen } from './screens/fleet.js';
 import { VehicleScreen } from './screens/vehicle.js';
 import { TripsScreen } from './screens/trips.js';
 import { CommandsScreen } from './screens/commands.js';
+import { GeofencesScreen } from './screens/geofences/geofences-screen.js';
+import { AlertsScreen } from './screens/alerts/alerts-screen.js';
+import { AlertRulesScreen } from './screens/alerts/alert-rules-screen.js';
 import type { Session } from './types.js';
 
 export function App() {
@@ -38,6 +41,9 @@ export function App() {
             <Route path="/console/vehicles/:vin" component={({ vin }: { vin: string }) => <VehicleScreen vin={vin} session={session} />} />
             <Route path="/console/vehicles/:vin/trips" component={({ vin }: { vin: string }) => <TripsScreen vin={vin} session={session} />} />
             <Route path="/console/commands" component={() => <CommandsScreen mayCommand={session.commands} />} />
+            <Route path="/console/geofences" component={() => <GeofencesScreen session={session} />} />
+            <Route path="/console/alerts" component={() => <AlertsScreen session={session} />} />
+            <Route path="/console/alert-rules" component={() => <AlertRulesScreen session={session} />} />
             <Route default component={() => <FleetScreen session={session} />} />
           </Router>
         </Layout>

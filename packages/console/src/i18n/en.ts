@@ -1,3 +1,6 @@
+import { alertTextsEn } from './alert-texts.js';
+import { geofenceTextsEn } from './geofence-texts.js';
+
 /** The console's English texts: the source of keys (pt-BR.ts must have every one, checked by tsc). */
 export const en = {
   appName: 'Telematics console',
@@ -103,6 +106,8 @@ export const en = {
   stateStale: 'Not reporting since {time}',
   chartTime: 'Time',
   vehicleOnMap: '{plate}: {state}. Open the vehicle',
+  ...geofenceTextsEn,
+  ...alertTextsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,4 +1,6 @@
+import { alertTextsPtBR } from './alert-texts.js';
 import type { MessageKey } from './en.js';
+import { geofenceTextsPtBR } from './geofence-texts.js';
 
 /** Brazilian Portuguese: every key of en.ts (a missing one fails tsc). */
 export const ptBR: Record<MessageKey, string> = {
@@ -105,4 +107,6 @@ export const ptBR: Record<MessageKey, string> = {
   stateStale: 'Sem reportar desde {time}',
   chartTime: 'Hora',
   vehicleOnMap: '{plate}: {state}. Abrir o veículo',
+  ...geofenceTextsPtBR,
+  ...alertTextsPtBR,
 };

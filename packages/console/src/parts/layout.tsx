@@ -22,6 +22,9 @@ export function Layout(props: { session: Session; locale: Locale; onLocale(l: Lo
         <nav aria-label={t('appName')}>
           <a href="/console/" aria-current={current('/console/', true)}>{t('fleet')}</a>
           <a href="/console/commands" aria-current={current('/console/commands')}>{t('commands')}</a>
+          <a href="/console/geofences" aria-current={current('/console/geofences')}>{t('geofences')}</a>
+          <a href="/console/alerts" aria-current={current('/console/alerts', true)}>{t('alerts')}</a>
+          <a href="/console/alert-rules" aria-current={current('/console/alert-rules')}>{t('alertRules')}</a>
         </nav>
         <span class="who">{t('signedInAs', { client: props.session.client_id, company: props.session.company })}</span>
         <LanguageSwitch locale={props.locale} onLocale={props.onLocale} />
