@@ -69,7 +69,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // A gateway-only process loads no keys: nothing it does signs, verifies or opens a secret. A
     // workers process does: it signs webhooks with their endpoints' sealed secrets.
     const keyed = config.role.api || config.role.workers ? keyedPartsOf(parts, closers) : undefined;
-    const demo = config.demo && keyed && config.role.api ? await seedDemo(store.db, keyed.keyring, clock.now()) : undefined;
+    const demo = config.demo && keyed && config.role.api ? await seedDemo(store, keyed.keyring, clock) : undefined;
     await warnOfSimAutomakersWithoutSimulation(config, store.db, logger);
     const api = keyed && config.role.api ? closers.push(await startApi(keyed)) : undefined;
     const ops = config.opsPort === undefined ? undefined : closers.push(await startOpsListener(parts, config.opsPort));

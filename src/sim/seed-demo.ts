@@ -1,4 +1,5 @@
-import type { Db } from '../store/connection.js';
+import type { Clock } from '../domain/clock.js';
+import type { StoreConnection } from '../store/connection.js';
 import { findApplicationByClientId } from '../store/applications-queries.js';
 import { countCompanies } from '../store/registry-queries.js';
 import { applyFleet } from '../registry/apply-fleet.js';
@@ -7,18 +8,24 @@ import type { Keyring } from '../security/keyring.js';
 import type { RunningGateway } from '../gateway/start-gateway.js';
 import { TRACKER_PROTOCOLS } from '../gateway/tracker-protocols.js';
 import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
+import { DEMO_ALERT_RULES, DEMO_GEOFENCES, seedDemoWatch } from './demo-watch.js';
 
 export type DemoSeedOutcome =
   | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly vehicles: number; readonly tracked: number }
   | { readonly kind: 'present'; readonly applications: readonly DemoApplication[] }
   | { readonly kind: 'skipped'; readonly reason: string };
 
-/** Seeds the demo fleet into an empty database; on later starts, finds it again to print its credentials. */
-export async function seedDemo(db: Db, keyring: Keyring, now: number): Promise<DemoSeedOutcome> {
+/**
+ * Seeds the demo fleet, and what its first company watches, into an empty database; on later
+ * starts, finds it again to print its credentials.
+ */
+export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: Clock): Promise<DemoSeedOutcome> {
+  const { db } = store;
   const applications = demoApplications(keyring);
   if ((await countCompanies(db)) === 0) {
     const fleet = demoFleet(keyring);
-    await applyFleet(db, fleet, keyring, now);
+    await applyFleet(db, fleet, keyring, clock.now());
+    await seedDemoWatch(store, clock, fleet.companies[0]!.id);
     const vehicles = fleet.companies.flatMap((c) => c.vehicles);
     return { kind: 'seeded', applications, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
   }
@@ -46,6 +53,7 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
   const lines = [
     '',
     outcome.kind === 'seeded' ? `Demo fleet seeded: 2 companies, ${outcome.vehicles} vehicles (${outcome.tracked} with their own trackers).` : 'Demo fleet present.',
+    ...(outcome.kind === 'seeded' ? [`${first!.companyName} watches ${DEMO_GEOFENCES.length} geofences and ${DEMO_ALERT_RULES.length} alert rules: their events are in the feed, the webhooks and the console.`] : []),
     ...TRACKER_PROTOCOLS.flatMap(({ protocol, listener }) => {
       const listening = trackers.listening?.[protocol];
       return listening ? [listener.describe(listening)] : [];

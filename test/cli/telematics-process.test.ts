@@ -58,6 +58,13 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     const vehicles = (await res.json()) as { company: string }[];
     expect(vehicles).toHaveLength(6);
     expect(new Set(vehicles.map((v) => v.company))).toEqual(new Set(['ACME Logistics']));
+    // And what the demo company watches, made by the API's own use cases.
+    expect(out).toContain('ACME Logistics watches 2 geofences and 4 alert rules');
+    const watched = async (path: string) => (await fetch(`${served.url}${path}`, { headers: { authorization: `Bearer ${issued.body.token}` } })).json();
+    const fences = await watched('/geofences') as { data: { name: string }[] };
+    expect(fences.data.map((f) => f.name).sort()).toEqual(['Congonhas airport', 'São Paulo centre']);
+    const rules = await watched('/alert-rules') as { kind: string }[];
+    expect(rules.map((r) => r.kind).sort()).toEqual(['idling', 'low_fuel', 'no_data', 'overspeed']);
     expect(out).not.toMatch(/"level":50/);
     if (kind === 'sqlite') {
       expect(statSync(`${database.url}.keys.json`).mode & 0o777).toBe(0o600);
