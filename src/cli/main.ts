@@ -17,7 +17,7 @@ import { registerTrips } from './trips-command.js';
 import { errorLine, UsageError } from './output.js';
 import { registerServe } from './serve-command.js';
 import { unsupportedNodeWarning } from './node-support.js';
-import { packageVersion } from './package-version.js';
+import { packageVersion } from '../package-version.js';
 
 export function buildProgram(): Command {
   const program = new Command('telematics')

@@ -4,6 +4,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import swaggerUi from '@fastify/swagger-ui';
 import { errors, TYPED_SHAPES, webhooksSection, type ErrorName } from '@telematics/contract';
 
+import { packageVersion } from '../package-version.js';
 import { compressResponses } from './compression.js';
 import { DOCS_PAGE, SERVICE_TITLE } from './docs-page.js';
 import { REQUEST_ERRORS } from './schemas.js';
@@ -42,7 +43,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: SERVICE_TITLE,
-        version: '0.1.0',
+        version: packageVersion(),
         description: 'Tokens, vehicle registry, vehicle data, trips and remote commands. Times are rendered at -03:00. Every error body is `{"detail": "…"}`, with the exact text of the error '
           + '(each operation lists its own with their stable codes). Before any route, a request may also be answered:\n'
           + CONNECTION_ERRORS.map((name) => `- ${errors[name].status} \`${errors[name].code}\`: \`${errors[name].text}\``).join('\n')
