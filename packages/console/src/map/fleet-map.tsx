@@ -5,10 +5,11 @@ import { useI18n } from '../i18n/i18n.js';
 import { numberOf } from '../parts/vehicle-status.js';
 import type { Basemap, VehicleLatest } from '../types.js';
 import { STATE_COLOURS } from './base-style.js';
+import { showCompanyFences } from './fence-layers.js';
 import { MapView } from './map-view.js';
 import { VehicleLabels, type VehicleLabel } from './vehicle-labels.js';
 
-/** The last known positions, coloured by state and labelled with the plate; a click opens the vehicle. */
+/** The last known positions, coloured by state and labelled with the plate, over the company's geofences; a click opens the vehicle. */
 export function FleetMap(props: { rows: readonly (VehicleLatest & { readonly plate?: string })[]; basemap: Basemap | null }) {
   const { t } = useI18n();
   const { route } = useLocation();
@@ -39,10 +40,12 @@ export function FleetMap(props: { rows: readonly (VehicleLatest & { readonly pla
   }, [props.rows]);
   const onMap = (map: MapLibreMap) => {
     mapRef.current = map;
+    let hideFences: (() => void) | undefined;
     map.on('load', () => {
       const data = collection();
       map.addSource('vehicles', { type: 'geojson', data });
       map.addLayer({ id: 'vehicles', type: 'circle', source: 'vehicles', paint: { 'circle-radius': 7, 'circle-color': ['get', 'colour'], 'circle-stroke-color': '#fff', 'circle-stroke-width': 2 } });
+      hideFences = showCompanyFences(map, 'vehicles');
       fitTo(map, data.features.map((f) => f.geometry.coordinates as [number, number]));
       labelsRef.current = new VehicleLabels(map, (vin) => route(`/console/vehicles/${vin}`));
       labelsRef.current.set(labels());
@@ -53,6 +56,7 @@ export function FleetMap(props: { rows: readonly (VehicleLatest & { readonly pla
       map.on('mouseenter', 'vehicles', () => { map.getCanvas().style.cursor = 'pointer'; });
       map.on('mouseleave', 'vehicles', () => { map.getCanvas().style.cursor = ''; });
     });
+    return () => hideFences?.();
   };
   useEffect(() => () => labelsRef.current?.remove(), []);
   return <MapView basemap={props.basemap} label={t('mapOfFleet')} onMap={onMap} />;
