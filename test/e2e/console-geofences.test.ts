@@ -59,7 +59,7 @@ describe('console geofences in Chromium', () => {
     const all: Fence[] = [];
     let after: string | null = null;
     do {
-      const page = await api(`/geofences?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`).then((r) => r.json() as Promise<{ data: Fence[]; next_cursor: string | null }>);
+      const page: { data: Fence[]; next_cursor: string | null } = await api(`/geofences?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`).then((r) => r.json() as Promise<{ data: Fence[]; next_cursor: string | null }>);
       all.push(...page.data);
       after = page.next_cursor;
     } while (after !== null);
