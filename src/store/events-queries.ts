@@ -116,6 +116,31 @@ export async function readFeedAfter(store: StoreConnection, filter: FeedFilter, 
   return rows.map(toStoredEvent);
 }
 
+export interface NewestFirstFilter {
+  readonly companyId: string;
+  readonly applicationId: string;
+  /** Only these types (never empty: the caller answers an empty choice itself). */
+  readonly types: readonly string[];
+  readonly vin?: string | undefined;
+}
+
+/**
+ * One company's events of the given types before `position` (from the newest when undefined),
+ * newest first, at most `limit`: the console's alert history, read backwards through the
+ * (company_id, position) index so a page costs `limit` rows however long the outbox is.
+ */
+export async function readCompanyEventsBefore(store: StoreConnection, filter: NewestFirstFilter, position: number | undefined, limit: number): Promise<StoredEvent[]> {
+  if (position === undefined) await numberCommittedEvents(store);
+  let query = store.db.selectFrom('events').selectAll()
+    .where('company_id', '=', filter.companyId).where('position', 'is not', null)
+    .where((eb) => eb.or([eb('application_id', 'is', null), eb('application_id', '=', filter.applicationId)]))
+    .where('type', 'in', filter.types);
+  if (position !== undefined) query = query.where('position', '<', position);
+  if (filter.vin !== undefined) query = query.where('vin', '=', filter.vin);
+  const rows = await query.orderBy('position', 'desc').limit(limit).execute();
+  return rows.map(toStoredEvent);
+}
+
 /** The highest position handed out so far (0 before any): where a reader starting "now" begins. */
 export async function lastEventPosition(store: StoreConnection): Promise<number> {
   await numberCommittedEvents(store);

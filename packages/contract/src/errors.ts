@@ -105,6 +105,7 @@ export const errors = Object.freeze({
   // The web console (/console/session, /console/api/*)
   consoleCrossSite: entry('TLM_CONSOLE_CROSS_SITE', 403, 'Cross-site request refused: send it from the console.'),
   consoleSignInFieldsMissing: entry('TLM_CONSOLE_SIGN_IN_FIELDS_MISSING', 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'),
+  consoleAlertsLimitInvalid: entry('TLM_CONSOLE_ALERTS_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 100 alerts a page.'),
 
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),

@@ -3,7 +3,8 @@
  * on the console session instead of a bearer token, so the console reads exactly what an
  * application reads and every check, text and limit is the same code. Commands of a session that
  * proved the sign-secret at sign-in are signed here with the application's sealed sign-secret:
- * the page never keeps it. Not in the OpenAPI document: the public paths are.
+ * the page never keeps it. Not in the OpenAPI document: the public paths are. One route is the
+ * console's own: its alert history, newest first (alerts-route.ts).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { signCommandFor } from '../../commands/sign-command.js';
@@ -18,6 +19,7 @@ import type { RequestLimits } from '../rate-limits.js';
 import { vehicleDataRoute } from '../vehicle-data-route.js';
 import { vehicleRoutes } from '../vehicle-routes.js';
 import { vehicleTripsRoute } from '../vehicle-trips-route.js';
+import { alertsRoute } from './alerts-route.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionHook, sessionMayCommand } from './session-hook.js';
 
@@ -49,6 +51,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(commandRoutes(deps, deps.clock, limits));
     await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     await api.register(alertRuleRoutes(deps));
+    await api.register(alertsRoute(deps));
     api.all('/*', async () => { throw new ServiceError(errors.notFound); });
   };
 }

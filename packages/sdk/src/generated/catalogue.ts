@@ -63,6 +63,7 @@ export const ERRORS = [
   {"code":"TLM_TOO_MANY_ALERT_RULES","status":409,"text":"A company may have at most {max} alert rules."},
   {"code":"TLM_CONSOLE_CROSS_SITE","status":403,"text":"Cross-site request refused: send it from the console."},
   {"code":"TLM_CONSOLE_SIGN_IN_FIELDS_MISSING","status":400,"text":"client_id and client_secret are required; sign_secret, when given, must be a string."},
+  {"code":"TLM_CONSOLE_ALERTS_LIMIT_INVALID","status":400,"text":"limit must be an integer from 1 to 100 alerts a page."},
   {"code":"TLM_MALFORMED_JSON","status":400,"text":"Malformed JSON body."},
   {"code":"TLM_MALFORMED_HTTP","status":400,"text":"Malformed HTTP request."},
   {"code":"TLM_REQUEST_TIMEOUT","status":408,"text":"The request was not received in time."},
