@@ -5,10 +5,18 @@
 import type { AlertRule as AlertRuleSchema, AlertRuleRequestShape, ALERT_RULE_KINDS, EventType, SCHEDULE_DAYS, ServiceEvent } from '@telematics/contract';
 import type { Static } from 'typebox';
 
-export type AlertRule = Static<typeof AlertRuleSchema>;
-export type AlertRuleBody = Static<typeof AlertRuleRequestShape>;
 export type RuleKind = (typeof ALERT_RULE_KINDS)[number];
 export type ScheduleDay = (typeof SCHEDULE_DAYS)[number];
+
+/** The contract builds its nullable fields from a plain TSchema, which Static reads as {}: spelt out here. */
+export interface RuleSchedule {
+  readonly time_zone: string;
+  readonly weekly: readonly { readonly days: readonly ScheduleDay[]; readonly from: string; readonly to: string }[];
+}
+type Nullables = { readonly vins: readonly string[] | null; readonly threshold: number | null; readonly schedule: RuleSchedule | null };
+
+export type AlertRule = Omit<Static<typeof AlertRuleSchema>, keyof Nullables> & Nullables;
+export type AlertRuleBody = Omit<Static<typeof AlertRuleRequestShape>, keyof Nullables> & Partial<Nullables>;
 
 /** An alert.* or geofence.* event as GET /console/api/alerts answers it. */
 export type AlertEvent = ServiceEvent;

@@ -35,7 +35,7 @@ export function AlertsScreen({ session }: { session: Session }) {
       <h1 id="alerts-title">{t('alerts')}</h1>
       <div class="alerts-bar">
         <label>{t('alertsKindFilter')}
-          <select value={kind} onChange={(e) => { setChosenId(undefined); setKind((e.currentTarget as HTMLSelectElement).value); }}>
+          <select aria-label={t('alertsKindFilter')} value={kind} onChange={(e) => { setChosenId(undefined); setKind((e.currentTarget as HTMLSelectElement).value); }}>
             <option value="">{t('allKinds')}</option>
             {ALERT_EVENT_KINDS.map((k) => <option key={k} value={k}>{kindLabel(t, k)}</option>)}
           </select>
