@@ -214,6 +214,7 @@ describe('alert screens of the web console in Chromium', () => {
 
       // The kind filter: overspeeds only.
       await page.getByLabel(locale === 'en' ? 'Kind' : 'Tipo', { exact: true }).selectOption('alert.overspeed');
+      await page.locator('section.alerts[data-kind="alert.overspeed"][data-ready="true"]').waitFor();
       await row.waitFor();
       const kinds = await page.locator('tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-alert-type')));
       expect(new Set(kinds)).toEqual(new Set(['alert.overspeed']));

@@ -18,6 +18,8 @@ export function AlertPointMap(props: { point: [number, number] | undefined; base
     features: points().map((p) => ({ type: 'Feature' as const, properties: {}, geometry: { type: 'Point' as const, coordinates: [...p] } })),
   });
   const show = (map: MapLibreMap) => {
+    // The pane may have been laid out after the map was made (the table beside it grew): size to it.
+    map.resize();
     (map.getSource('alert') as GeoJSONSource | undefined)?.setData(collection());
     map.getContainer().dataset.alertPoints = JSON.stringify(points());
     if (props.point) map.jumpTo({ center: props.point, zoom: Math.max(map.getZoom(), 13) });

@@ -31,7 +31,7 @@ export function AlertsScreen({ session }: { session: Session }) {
   const position = chosen ? positionOf(chosen) : undefined;
   const vinOf = (e: AlertEvent) => String(e.data['vin'] ?? '');
   return (
-    <section class="alerts" data-ready="true" aria-labelledby="alerts-title">
+    <section class="alerts" data-ready="true" data-kind={kind} aria-labelledby="alerts-title">
       <h1 id="alerts-title">{t('alerts')}</h1>
       <div class="alerts-bar">
         <label>{t('alertsKindFilter')}
@@ -50,7 +50,7 @@ export function AlertsScreen({ session }: { session: Session }) {
               <caption>{t('alertsTable')}</caption>
               <thead>
                 <tr>
-                  <th scope="col">{t('alertTime')}</th><th scope="col">{t('alertKind')}</th><th scope="col">{t('plate')}</th><th scope="col">{t('vin')}</th>
+                  <th scope="col">{t('alertTime')}</th><th scope="col">{t('alertKind')}</th><th scope="col">{t('vehicle')}</th>
                   <th scope="col">{t('alertSubject')}</th><th scope="col">{t('alertValues')}</th><th scope="col"><span class="visually-hidden">{t('showOnMap')}</span></th>
                 </tr>
               </thead>
@@ -59,8 +59,7 @@ export function AlertsScreen({ session }: { session: Session }) {
                   <tr key={e.id} data-alert-id={e.id} data-alert-type={e.type} class={e.id === chosenId ? 'chosen' : undefined}>
                     <td><time dateTime={e.timestamp}>{i18n.time(e.timestamp.slice(0, 19))}</time></td>
                     <td>{kindLabel(t, e.type)}</td>
-                    <td>{plates.get(vinOf(e)) ?? '—'}</td>
-                    <td><a href={`/console/vehicles/${vinOf(e)}`}>{vinOf(e)}</a></td>
+                    <td><a href={`/console/vehicles/${vinOf(e)}`}>{plates.get(vinOf(e)) || vinOf(e)}</a><br /><small class="muted">{vinOf(e)}</small></td>
                     <td>{subjectOf(e)}</td>
                     <td class="values">{valuesOf(i18n, e)}</td>
                     <td><button type="button" aria-pressed={e.id === chosenId} onClick={() => setChosenId(e.id)}>{t('showOnMap')}</button></td>

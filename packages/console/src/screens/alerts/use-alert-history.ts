@@ -45,6 +45,9 @@ export function useAlertHistory(type: string): AlertHistory {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | undefined>(undefined);
   const [refreshedAt, setRefreshedAt] = useState<number | undefined>(undefined);
+  // The filter the shown events were read for: until the new filter's first page has come, none
+  // are shown, never the old filter's under the new one.
+  const [loadedFor, setLoadedFor] = useState<string | undefined>(undefined);
   // The filter a request was made for: an answer for an older filter is dropped.
   const current = useRef(type);
   current.current = type;
@@ -60,6 +63,7 @@ export function useAlertHistory(type: string): AlertHistory {
       if (merged === undefined) {
         setEvents(page.data);
         setCursor(page.next_cursor);
+        setLoadedFor(asked);
       } else {
         setEvents(merged);
       }
@@ -93,5 +97,5 @@ export function useAlertHistory(type: string): AlertHistory {
   }, [cursor, busy, type]);
 
   const reload = useCallback(() => { void readNewest(true); }, [readNewest]);
-  return { events, hasOlder: cursor !== null, busy, error, refreshedAt, older, reload };
+  return { events: loadedFor === type ? events : undefined, hasOlder: cursor !== null, busy, error, refreshedAt, older, reload };
 }
