@@ -122,7 +122,8 @@ describe('alert screens of the web console in Chromium', () => {
       await preview.getByRole('heading', { name: t.previewTitle }).waitFor({ timeout: scaled(30_000) });
       const count = Number(await preview.getAttribute('data-preview-count'));
       expect(count).toBeGreaterThan(0);
-      expect(await preview.locator('tbody tr[data-preview-event="alert.overspeed"]').count()).toBe(count);
+      // Every event counted; the newest 25 listed.
+      expect(await preview.locator('tbody tr[data-preview-event="alert.overspeed"]').count()).toBe(Math.min(count, 25));
       // Newest first.
       const times = await preview.locator('tbody time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')!));
       expect(times).toEqual([...times].sort().reverse());

@@ -3,12 +3,16 @@ import { useI18n } from '../../i18n/i18n.js';
 import type { RulePreview } from './alert-types.js';
 import { kindLabel, valuesOf } from './alert-values.js';
 
+/** Rows listed: examples, not the record; a week of a loose rule over a fleet is thousands of events, and the count says how many. */
+const LISTED = 25;
+
 export function RulePreviewResult(props: { preview: RulePreview; plates: ReadonlyMap<string, string> }) {
   const i18n = useI18n();
   const { t } = i18n;
   const { preview } = props;
   // The service answers oldest first, as the feed would deliver them.
   const events = [...preview.events].reverse();
+  const listed = events.slice(0, LISTED);
   return (
     <section class="preview" aria-labelledby="preview-title" data-preview-count={events.length}>
       <h2 id="preview-title">{t('previewTitle')}</h2>
@@ -16,6 +20,7 @@ export function RulePreviewResult(props: { preview: RulePreview; plates: Readonl
         {events.length === 0 ? t('previewNone') : t('previewCount', { n: i18n.number(events.length, 0), vehicles: i18n.number(preview.vehicles, 0), records: i18n.number(preview.records, 0) })}
       </p>
       {preview.truncated ? <p class="notice" role="note">{t('previewTruncated')}</p> : null}
+      {events.length > listed.length ? <p class="muted">{t('previewShown', { shown: i18n.number(listed.length, 0) })}</p> : null}
       {events.length === 0 ? null : (
         <table>
           <caption>{t('previewTable')}</caption>
@@ -23,7 +28,7 @@ export function RulePreviewResult(props: { preview: RulePreview; plates: Readonl
             <tr><th scope="col">{t('alertTime')}</th><th scope="col">{t('alertKind')}</th><th scope="col">{t('plate')}</th><th scope="col">{t('vin')}</th><th scope="col">{t('alertValues')}</th></tr>
           </thead>
           <tbody>
-            {events.map((e) => {
+            {listed.map((e) => {
               const vin = String(e.data['vin'] ?? '');
               return (
                 <tr key={e.id} data-preview-event={e.type}>
