@@ -294,6 +294,8 @@ export interface AlertStatesTable {
   /** JSON of the judge's AlertState. */
   state: string;
   changed_at: number;
+  /** no_data: when a silence held back by the cooldown or the schedule may fire (migration 0026); else null. */
+  due_at: number | null;
 }
 
 export interface VehiclePresenceTable {

@@ -132,33 +132,8 @@ export async function saveAlertStates(trx: Db, vin: string, states: ReadonlyMap<
       await trx.deleteFrom('alert_states').where('vin', '=', vin).where('rule_id', '=', ruleId).execute();
       continue;
     }
-    const row = { state: JSON.stringify(state), changed_at: now };
+    // A state judged from records is never a silence waiting to fire (a record ends it).
+    const row = { state: JSON.stringify(state), changed_at: now, due_at: null };
     await trx.insertInto('alert_states').values({ vin, rule_id: ruleId, ...row }).onConflict((oc) => oc.columns(['vin', 'rule_id']).doUpdateSet(row)).execute();
   }
-}
-
-/** The alert states of these vehicles for one rule. */
-export async function readAlertStatesOf(db: Db, ruleId: string, vins: readonly string[]): Promise<Map<string, AlertState>> {
-  if (vins.length === 0) return new Map();
-  const rows = await db.selectFrom('alert_states').select(['vin', 'state']).where('rule_id', '=', ruleId).where('vin', 'in', [...vins]).execute();
-  return new Map(rows.map((r) => [r.vin, alertStateFromJson(r.state)]));
-}
-
-export interface SilentVehicle {
-  readonly vin: string;
-  readonly lastSeen: number;
-}
-
-/**
- * One page of the company's vehicles whose newest record is in [from, before), by last record
- * then VIN, after `after`: the ones that went silent between two sweeps (the last-seen index).
- */
-export async function listGoneSilent(
-  db: Db, companyId: string, from: number, before: number, after: SilentVehicle | undefined, limit: number,
-): Promise<SilentVehicle[]> {
-  let q = db.selectFrom('vehicle_activity as a').innerJoin('vehicles as v', 'v.vin', 'a.vin')
-    .select(['a.vin', 'a.last_seen']).where('v.company_id', '=', companyId).where('a.last_seen', '>=', from).where('a.last_seen', '<', before);
-  if (after) q = q.where((eb) => eb(eb.refTuple('a.last_seen', 'a.vin'), '>', eb.tuple(after.lastSeen, after.vin)));
-  const rows = await q.orderBy('a.last_seen').orderBy('a.vin').limit(limit).execute();
-  return rows.map((r) => ({ vin: r.vin, lastSeen: Number(r.last_seen) }));
 }

@@ -19,6 +19,17 @@ function referenceContains(schedule: WeeklySchedule, epochMs: number): boolean {
 }
 
 describe('compileSchedule', () => {
+  it('when asked for the next opening from a Friday evening, then it is Monday 08:00 local; inside a window, the instant itself', () => {
+    const hours = compileSchedule(office('America/Sao_Paulo'));
+    // Friday 2026-11-20 19:00 at -03:00; then Saturday noon (the same closed stretch, kept).
+    expect(hours.nextOpening(utc('2026-11-20T22:00:00Z'))).toBe(utc('2026-11-23T11:00:00Z'));
+    expect(hours.nextOpening(utc('2026-11-21T15:00:00Z'))).toBe(utc('2026-11-23T11:00:00Z'));
+    expect(hours.nextOpening(utc('2026-11-23T11:00:00Z'))).toBe(utc('2026-11-23T11:00:00Z'));
+    expect(hours.nextOpening(utc('2026-11-23T21:00:00Z'))).toBe(utc('2026-11-24T11:00:00Z'));
+    expect(compileSchedule({ timeZone: 'Etc/GMT', weekly: [{ days: [], from: '08:00', to: '09:00' }] }).nextOpening(0)).toBeNull();
+  });
+
+
   it('when an instant is inside working hours in São Paulo (UTC-3 all year since 2019), then it is inside; at the window end, outside', () => {
     const hours = compileSchedule(office('America/Sao_Paulo'));
     // Monday 2026-11-16.

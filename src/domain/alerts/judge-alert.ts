@@ -183,6 +183,18 @@ export function judgeSilence(rule: CompiledAlertRule, state: AlertState, lastRec
   };
 }
 
+/**
+ * When a silence that has not fired may fire at the earliest: once it has lasted the duration,
+ * the cooldown has passed and (with a schedule) a window is open. Null when there is nothing to
+ * wait for: no silence, or it fired. The sweep looks at such a vehicle again then, not every
+ * sweep, and not never (a silence held back by the cooldown or the schedule fires when they allow).
+ */
+export function silenceDueAt(rule: CompiledAlertRule, state: AlertState): number | null {
+  if (state.since === null || state.fired) return null;
+  const at = Math.max(state.since + rule.durationS * 1000, state.lastFiredAt === null ? -Infinity : state.lastFiredAt + rule.cooldownS * 1000);
+  return rule.window === null ? at : rule.window.nextOpening(at);
+}
+
 /** A run of one vehicle's records through one rule: the state after them and what fired, in order. */
 export function judgeAlertRecords(
   rule: CompiledAlertRule, start: AlertState, records: readonly AlertRecord[], movingSpeedKmh: number,

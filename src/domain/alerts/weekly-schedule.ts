@@ -33,6 +33,11 @@ export interface WeeklySchedule {
 export interface CompiledSchedule {
   /** Whether the instant (epoch ms) is inside one of the windows, in the schedule's zone. */
   contains(epochMs: number): boolean;
+  /**
+   * The first instant at or after `epochMs` inside a window (to the minute), or null when none
+   * opens within a week and a day (a schedule whose windows name no day).
+   */
+  nextOpening(epochMs: number): number | null;
 }
 
 const MINUTE_MS = 60_000;
@@ -95,14 +100,32 @@ export function compileSchedule(schedule: WeeklySchedule): CompiledSchedule {
     for (const day of window.days) byDay[WEEKDAYS.indexOf(day)]!.push(range);
   }
   const offsetAt = zoneOffsets(schedule.timeZone);
+  const contains = (epochMs: number): boolean => {
+    const local = epochMs + offsetAt(epochMs);
+    const day = Math.floor(local / DAY_MS);
+    // 1970-01-01 was a Thursday: day 0 is index 3 counting from Monday.
+    const weekday = (((day + 3) % 7) + 7) % 7;
+    const minute = Math.floor((local - day * DAY_MS) / MINUTE_MS);
+    return byDay[weekday]!.some(([from, to]) => minute >= from && minute < to);
+  };
+  // The last closed stretch found: the silences of a fleet parked for the weekend all ask about
+  // the same one, so the minute walk (up to 11,520 steps) runs once for them, not once a vehicle.
+  let stretch: { from: number; opening: number | null } | undefined;
   return {
-    contains(epochMs) {
-      const local = epochMs + offsetAt(epochMs);
-      const day = Math.floor(local / DAY_MS);
-      // 1970-01-01 was a Thursday: day 0 is index 3 counting from Monday.
-      const weekday = (((day + 3) % 7) + 7) % 7;
-      const minute = Math.floor((local - day * DAY_MS) / MINUTE_MS);
-      return byDay[weekday]!.some(([from, to]) => minute >= from && minute < to);
+    contains,
+    nextOpening(epochMs) {
+      if (contains(epochMs)) return epochMs;
+      if (stretch !== undefined && epochMs >= stretch.from && (stretch.opening === null || epochMs < stretch.opening)) return stretch.opening;
+      let opening: number | null = null;
+      // Windows start on a minute of local time, and zone offsets are whole minutes.
+      for (let at = Math.ceil((epochMs + 1) / MINUTE_MS) * MINUTE_MS, end = epochMs + 8 * DAY_MS; at <= end; at += MINUTE_MS) {
+        if (contains(at)) {
+          opening = at;
+          break;
+        }
+      }
+      stretch = { from: epochMs, opening };
+      return opening;
     },
   };
 }

@@ -25,6 +25,7 @@ import { positionAccuracyMigration } from './0022-position-accuracy.js';
 import { geofenceWatchMigration } from './0023-geofence-watch.js';
 import { alertRulesMigration } from './0024-alert-rules.js';
 import { alertStatesMigration } from './0025-alert-states.js';
+import { silenceDueMigration } from './0026-silence-due.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -57,6 +58,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0023-geofence-watch': geofenceWatchMigration,
     '0024-alert-rules': alertRulesMigration,
     '0025-alert-states': alertStatesMigration,
+    '0026-silence-due': silenceDueMigration,
   });
 }
 
