@@ -5,9 +5,13 @@
  * record crossed the cutoff in between, not every silent one again), and which silences it held
  * back before (by the cooldown or the schedule) are now due (`alert_states.due_at`, set when it
  * held them back: a silent vehicle is judged again until its event fires or it reports, each time
- * only when it may fire). It judges them (judgeSilence) and writes the rule's state with its event
- * in one transaction. The state keeps what fired: a vehicle judged twice (the first sweep of a
- * process, or the first after it gained shards, looks an hour back) fires once per episode, and the
+ * only when it may fire). It judges them (judgeSilence) and writes the rule's state, its event
+ * and a raise of the vehicle's cursor version in one transaction: the version is the guard the
+ * evaluator's own write uses, so a copy of the state kept elsewhere goes stale, a judgement under
+ * way there is dropped, and a write by anyone since this sweep's read drops this one instead (the
+ * silence is judged again at the next sweep if still due). The state keeps what fired: a vehicle
+ * judged twice (the first sweep of a process, or the first after it gained shards, looks an hour
+ * back) fires once per episode, and the
  * cooldown holds a vehicle flapping in and out of reporting to one event. A vehicle that never
  * reported is not watched for silence. Vehicles of the shards this process holds only.
  */
@@ -18,6 +22,8 @@ import { alertEvent } from '../domain/events.js';
 import type { StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/event-appends.js';
 import { listGoneSilent, listSilencesDue, readSilenceStates, saveSilence, type SilentVehicle } from '../store/silence-queries.js';
+import { bumpWatchVersion, readWatchVersions } from '../store/watch-queries.js';
+import { FIRST_LOOK_BACK_MS } from '../geofences/watch-look-back.js';
 import type { TurnBudget } from '../workers/event-loop-turns.js';
 import { keysetPages } from '../workers/keyset-pages.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
@@ -38,13 +44,8 @@ export class SilenceSweeps {
   /** Per rule: the cutoff its last sweep reached. */
   readonly #reached = new Map<string, number>();
 
-  /**
-   * Sweeps the no_data rules if SWEEP_MS has passed since the last sweep; answers the events
-   * written. `written(vin)`: a vehicle's alert state was written here, so a copy kept elsewhere is stale.
-   */
-  async sweep(
-    store: StoreConnection, clock: Clock, rules: CompanyRuleSets, shards: VehicleShardLease | undefined, budget: TurnBudget, written: (vin: string) => void = () => {},
-  ): Promise<number> {
+  /** Sweeps the no_data rules if SWEEP_MS has passed since the last sweep; answers the events written. */
+  async sweep(store: StoreConnection, clock: Clock, rules: CompanyRuleSets, shards: VehicleShardLease | undefined, budget: TurnBudget): Promise<number> {
     const now = clock.now();
     if (now - this.#sweptAt < SWEEP_MS) return 0;
     this.#sweptAt = now;
@@ -61,11 +62,11 @@ export class SilenceSweeps {
         const cutoff = now - rule.durationS * 1000;
         const from = this.#reached.get(rule.id) ?? cutoff - LOOK_BACK_MS;
         for await (const page of keysetPages((after: SilentVehicle | undefined, limit) => listGoneSilent(store.db, companyId, from, cutoff, after, limit), budget)) {
-          events += await judgeSilent(store, clock, companyId, rule, page.filter(mine(rule)), written);
+          events += await judgeSilent(store, clock, companyId, rule, page.filter(mine(rule)));
         }
         this.#reached.set(rule.id, cutoff);
         for await (const page of keysetPages((after: SilentVehicle | undefined, limit) => listSilencesDue(store.db, rule.id, now, after, limit), budget)) {
-          events += await judgeSilent(store, clock, companyId, rule, page.filter(mine(rule)), written);
+          events += await judgeSilent(store, clock, companyId, rule, page.filter(mine(rule)));
         }
       }
     }
@@ -74,8 +75,10 @@ export class SilenceSweeps {
 }
 
 async function judgeSilent(
-  store: StoreConnection, clock: Clock, companyId: string, rule: CompiledAlertRule, vehicles: readonly SilentVehicle[], written: (vin: string) => void,
+  store: StoreConnection, clock: Clock, companyId: string, rule: CompiledAlertRule, vehicles: readonly SilentVehicle[],
 ): Promise<number> {
+  // Versions first: a state written after them fails the guard below instead of being written over.
+  const versions = await readWatchVersions(store.db, vehicles.map((v) => v.vin));
   const stored = await readSilenceStates(store.db, rule.id, vehicles.map((v) => v.vin));
   let events = 0;
   for (const vehicle of vehicles) {
@@ -86,12 +89,13 @@ async function judgeSilent(
     // Judged again and still held back until the same instant: nothing to write.
     if (!judged.fired && before !== undefined && judged.state === before.state && dueAt === before.dueAt) continue;
     const drafts = judged.fired ? [alertEvent(companyId, vehicle.vin, rule, judged.fired)] : [];
-    await store.db.transaction().execute(async (trx) => {
+    const saved = await store.db.transaction().execute(async (trx) => {
+      if (!(await bumpWatchVersion(trx, vehicle.vin, versions.get(vehicle.vin) ?? null, now - FIRST_LOOK_BACK_MS, now))) return false;
       await saveSilence(trx, vehicle.vin, rule.id, { state: judged.state, dueAt }, now);
       await appendEvents(trx, drafts, now);
+      return true;
     });
-    written(vehicle.vin);
-    events += drafts.length;
+    if (saved) events += drafts.length;
   }
   return events;
 }

@@ -31,6 +31,7 @@ import { indexedFenceSet } from '../domain/geofences/indexed-fence-set.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
+import { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from './watch-look-back.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 
 export interface GeofenceWatchSettings {
@@ -41,13 +42,7 @@ export interface GeofenceWatchSettings {
   readonly latenessMs: number;
 }
 
-/** Where a vehicle never judged starts. */
-export const FIRST_LOOK_BACK_MS = 60 * 60_000;
-/**
- * How far behind now a cursor may start: a vehicle left unwatched for long (its company's only
- * rule switched off for a month) is not judged over all of it when watched again.
- */
-export const MAX_BEHIND_MS = 24 * 60 * 60_000;
+export { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from './watch-look-back.js';
 /** Pages of one vehicle in one pass: a vehicle with a long backlog does not hold the others back. */
 const PAGES_A_PASS = 10;
 /** Records judged per transaction. */
@@ -74,14 +69,22 @@ export class GeofenceFollower {
   /** Where each no_data rule's last sweep stopped (silence-sweep.ts). */
   readonly silence = new SilenceSweeps();
   /**
-   * The state each vehicle was left in by this process, by the cursor it was written with: while
-   * the stored cursor is still that one, nobody else judged the vehicle since, and the state need
-   * not be read again (two statements a vehicle a pass, under load most of a pass's reads).
+   * The state each vehicle was left in by this process, by the cursor and version it was written
+   * with: while the stored cursor is still at both, nobody else wrote the vehicle's state since
+   * (another process's judgement, the no_data sweep, a rule's or fence's change all raise the
+   * version), and the state need not be read again (two statements a vehicle a pass, under load
+   * most of a pass's reads).
    */
-  readonly kept = new Map<string, { readonly judgedUntil: number; readonly state: StoredWatch }>();
+  readonly kept = new Map<string, KeptWatch>();
   constructor(store: StoreConnection, readonly fences: FenceSets, readonly shards?: VehicleShardLease, readonly rules?: CompanyRuleSets) {
     this.feed = new VehicleChangeFeed(store, shards);
   }
+}
+
+interface KeptWatch {
+  readonly judgedUntil: number;
+  readonly version: number;
+  readonly state: StoredWatch;
 }
 
 class CursorMoved extends Error {}
@@ -114,7 +117,7 @@ export async function runGeofenceWatchOnce(
     }
   }
   follower.feed.end(look);
-  if (anyRule && follower.rules) pass.events += await follower.silence.sweep(store, clock, follower.rules, shards, budget, (vin) => follower.kept.delete(vin));
+  if (anyRule && follower.rules) pass.events += await follower.silence.sweep(store, clock, follower.rules, shards, budget);
   return pass;
 }
 
@@ -123,9 +126,9 @@ const EMPTY_FENCES = indexedFenceSet([]);
 /** Vehicles whose state a process keeps between passes, at most: beyond, the oldest are read again. */
 const KEPT_VEHICLES = 20_000;
 
-function keep(kept: Map<string, { judgedUntil: number; state: StoredWatch }>, vin: string, judgedUntil: number, state: StoredWatch): void {
+function keep(kept: Map<string, KeptWatch>, vin: string, watch: KeptWatch): void {
   kept.delete(vin);
-  kept.set(vin, { judgedUntil, state });
+  kept.set(vin, watch);
   if (kept.size > KEPT_VEHICLES) kept.delete(kept.keys().next().value!);
 }
 
@@ -135,8 +138,9 @@ async function watchVehicle(
   now: number, pass: GeofenceWatchPass, budget: TurnBudget,
 ): Promise<void> {
   let expected = vehicle.judgedUntil;
+  let version = vehicle.version;
   const kept = follower.kept.get(vehicle.vin);
-  let state: StoredWatch = kept !== undefined && kept.judgedUntil === expected ? kept.state : await readWatchState(store.db, vehicle.vin);
+  let state: StoredWatch = kept !== undefined && kept.judgedUntil === expected && kept.version === version ? kept.state : await readWatchState(store.db, vehicle.vin);
   pass.vehicles += 1;
   for (let pages = 1; ; pages += 1) {
     const from = Math.max(expected ?? now - FIRST_LOOK_BACK_MS, now - MAX_BEHIND_MS);
@@ -160,7 +164,7 @@ async function watchVehicle(
       const writtenAt = clock.now();
       await store.db.transaction().execute(async (trx) => {
         const moved = await saveWatch(trx, {
-          vin: vehicle.vin, expectedJudgedUntil: expected, judgedUntil, previous: result.state.previous, states, alerts: alertStates, now: writtenAt,
+          vin: vehicle.vin, expectedJudgedUntil: expected, expectedVersion: version, judgedUntil, previous: result.state.previous, states, alerts: alertStates, now: writtenAt,
         });
         if (!moved) throw new CursorMoved();
         await appendEvents(trx, drafts, writtenAt);
@@ -174,8 +178,9 @@ async function watchVehicle(
     pass.positions += positions.length;
     pass.events += drafts.length;
     expected = judgedUntil;
+    version = version === null ? 0 : version + 1;
     state = { previous: result.state.previous, fences: new Map(result.state.fences), alerts: new Map(alerts.states) };
-    keep(follower.kept, vehicle.vin, judgedUntil, state);
+    keep(follower.kept, vehicle.vin, { judgedUntil, version, state });
     if (!full || pages === PAGES_A_PASS) return;
     await budget.yieldIfSpent();
   }

@@ -244,6 +244,8 @@ export interface WatchCursorsTable {
   previous_longitude: number | null;
   previous_accuracy_m: number | null;
   updated_at: number;
+  /** Raised by every write of the vehicle's watch state (migration 0027): what a kept copy is checked by. */
+  version: Generated<number>;
 }
 
 /** A vehicle's state for one geofence, when it is not plain outside (migration 0023). */

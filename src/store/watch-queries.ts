@@ -5,6 +5,7 @@
  */
 import type { FenceState } from '../domain/geofences/judge-fence.js';
 import type { WatchedPosition } from '../domain/geofences/watch-fences.js';
+import { sql } from 'kysely';
 import type { Db } from './connection.js';
 import { readPositionsAfter } from './telemetry/positions.js';
 import { recordsAfter } from './telemetry/read.js';
@@ -21,14 +22,18 @@ export interface WatchCandidate {
   readonly companyId: string;
   /** Instant of the last record judged; null when the vehicle was never judged. */
   readonly judgedUntil: number | null;
+  /** The cursor's version (migration 0027); null with no cursor. */
+  readonly version: number | null;
 }
 
 /** The given vehicles with their company and watch cursor (one indexed statement per page of the feed). */
 export async function listWatchCandidates(db: Db, vins: readonly string[]): Promise<WatchCandidate[]> {
   if (vins.length === 0) return [];
   const rows = await db.selectFrom('vehicles as v').leftJoin('watch_cursors as c', 'c.vin', 'v.vin')
-    .select(['v.vin', 'v.company_id', 'c.judged_until']).where('v.vin', 'in', [...vins]).execute();
-  return rows.map((r) => ({ vin: r.vin, companyId: r.company_id, judgedUntil: r.judged_until === null ? null : Number(r.judged_until) }));
+    .select(['v.vin', 'v.company_id', 'c.judged_until', 'c.version']).where('v.vin', 'in', [...vins]).execute();
+  return rows.map((r) => ({
+    vin: r.vin, companyId: r.company_id, judgedUntil: r.judged_until === null ? null : Number(r.judged_until), version: r.version === null ? null : Number(r.version),
+  }));
 }
 
 export interface StoredWatch {
@@ -87,6 +92,8 @@ export interface WatchWrite {
   readonly vin: string;
   /** The cursor the judgement started from: the write happens only if it is still there. */
   readonly expectedJudgedUntil: number | null;
+  /** And the version it was read at (null with no cursor): a write by anyone since drops this one. */
+  readonly expectedVersion: number | null;
   readonly judgedUntil: number;
   readonly previous: { ts: number; lat: number; lon: number; accuracyM: number | null } | undefined;
   /** The fences whose state changed, with the new state; undefined: back to plain outside. */
@@ -107,7 +114,8 @@ export async function saveWatch(trx: Db, w: WatchWrite): Promise<boolean> {
   };
   const moved = w.expectedJudgedUntil === null
     ? Number((await trx.insertInto('watch_cursors').values({ vin: w.vin, ...cursor }).onConflict((oc) => oc.column('vin').doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n)
-    : Number((await trx.updateTable('watch_cursors').set(cursor).where('vin', '=', w.vin).where('judged_until', '=', w.expectedJudgedUntil).executeTakeFirst()).numUpdatedRows);
+    : Number((await trx.updateTable('watch_cursors').set({ ...cursor, version: sql<number>`version + 1` }).where('vin', '=', w.vin)
+      .where('judged_until', '=', w.expectedJudgedUntil).where('version', '=', w.expectedVersion ?? 0).executeTakeFirst()).numUpdatedRows);
   if (moved !== 1) return false;
   for (const [geofenceId, state] of w.states) {
     if (state === undefined) {
@@ -136,4 +144,25 @@ export async function saveAlertStates(trx: Db, vin: string, states: ReadonlyMap<
     const row = { state: JSON.stringify(state), changed_at: now, due_at: null };
     await trx.insertInto('alert_states').values({ vin, rule_id: ruleId, ...row }).onConflict((oc) => oc.columns(['vin', 'rule_id']).doUpdateSet(row)).execute();
   }
+}
+
+/**
+ * Raises the vehicle's cursor version, as a write of its watch state other than the evaluator's
+ * (the no_data sweep) must, in the caller's transaction, guarded as the evaluator's own write is:
+ * false (nothing to write) when the version is no longer `expectedVersion`, someone having written
+ * the vehicle's state since it was read. A vehicle without a cursor gets one dated
+ * `judgedUntilIfNew`, where the evaluator would start it anyway.
+ */
+export async function bumpWatchVersion(trx: Db, vin: string, expectedVersion: number | null, judgedUntilIfNew: number, now: number): Promise<boolean> {
+  const moved = expectedVersion === null
+    ? (await trx.insertInto('watch_cursors').values({ vin, judged_until: judgedUntilIfNew, updated_at: now }).onConflict((oc) => oc.column('vin').doNothing()).executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n
+    : (await trx.updateTable('watch_cursors').set({ version: sql<number>`version + 1` }).where('vin', '=', vin).where('version', '=', expectedVersion).executeTakeFirst()).numUpdatedRows;
+  return Number(moved) === 1;
+}
+
+/** The cursor versions of these vehicles; a vehicle without a cursor is absent. */
+export async function readWatchVersions(db: Db, vins: readonly string[]): Promise<Map<string, number>> {
+  if (vins.length === 0) return new Map();
+  const rows = await db.selectFrom('watch_cursors').select(['vin', 'version']).where('vin', 'in', [...vins]).execute();
+  return new Map(rows.map((r) => [r.vin, Number(r.version)]));
 }

@@ -114,4 +114,27 @@ describe.each(DATABASE_KINDS)('the no_data sweep on %s', (kind) => {
       await lease.release();
     }
   });
+
+  it('when another process\'s sweep fires for a vehicle this one keeps the state of, then this one reads the state again and the cooldown holds', async () => {
+    const vin = ALPHA_VINS[1];
+    const id = await rule({ name: 'Silent, two processes', kind: 'no_data', duration_s: 60, cooldown_s: 600, vins: [vin] });
+    const judging = new GeofenceFollower(svc.store, new CompanyFenceSets(svc.store), undefined, new CompanyRuleSets(svc.store));
+    const sweeping = new SilenceSweeps();
+    const sweepingRules = new CompanyRuleSets(svc.store);
+    await sweepingRules.refresh();
+    const send = async () => {
+      expect((await svc.ingest([{ vin, date_time: iso(svc.clock.now() - 500), speed: 0 }])).body).toMatchObject({ accepted: 1 });
+      await runGeofenceWatchOnce(svc.store, svc.clock, SETTINGS, judging);
+    };
+    await send();
+    svc.clock.advance(70_000);
+    expect(await sweeping.sweep(svc.store, svc.clock, sweepingRules, undefined, new TurnBudget())).toBeGreaterThan(0);
+    expect(await alertsOf(id)).toHaveLength(1);
+    // The judging process's kept copy predates that event: judged from it, the cooldown's start is lost.
+    svc.clock.advance(1000);
+    await send();
+    svc.clock.advance(70_000);
+    await sweeping.sweep(svc.store, svc.clock, sweepingRules, undefined, new TurnBudget());
+    expect(await alertsOf(id)).toHaveLength(1);
+  });
 });

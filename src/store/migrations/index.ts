@@ -26,6 +26,7 @@ import { geofenceWatchMigration } from './0023-geofence-watch.js';
 import { alertRulesMigration } from './0024-alert-rules.js';
 import { alertStatesMigration } from './0025-alert-states.js';
 import { silenceDueMigration } from './0026-silence-due.js';
+import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -59,6 +60,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0024-alert-rules': alertRulesMigration,
     '0025-alert-states': alertStatesMigration,
     '0026-silence-due': silenceDueMigration,
+    '0027-watch-cursor-version': watchCursorVersionMigration,
   });
 }
 
