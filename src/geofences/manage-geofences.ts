@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Geofence } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { bumpGeofenceRevision, countGeofences, deleteGeofence, findGeofence, insertGeofence, replaceGeofence } from '../store/geofences-queries.js';
+import { rebaseFenceStates } from '../store/rebase-watch-states.js';
 import type { GeofenceDeps } from './geofence-deps.js';
 import { geofenceIdOf, geofenceResource, storedColumnsOf } from './geofence-resource.js';
 
@@ -29,7 +30,7 @@ export async function readGeofence(deps: Pick<GeofenceDeps, 'store'>, companyId:
   return geofenceResource(row);
 }
 
-/** PUT: the body replaces every field (a description left out is removed); id and creation stay. */
+/** PUT: the body replaces every field (a description left out is removed); id and creation stay; the vehicles' states are re-based. */
 export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string, id: string, body: unknown): Promise<Geofence> {
   const fenceId = geofenceIdOf(id);
   const columns = storedColumnsOf(body, deps.clock.now());
@@ -37,6 +38,8 @@ export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string,
     await bumpGeofenceRevision(trx, companyId);
     const replaced = await replaceGeofence(trx, companyId, fenceId, columns);
     if (!replaced) throw new ServiceError(errors.geofenceNotFound);
+    // The vehicles' states were judged against the old shape (rebase-watch-states.ts).
+    await rebaseFenceStates(trx, fenceId, columns.updated_at);
     return replaced;
   });
   return geofenceResource(row);

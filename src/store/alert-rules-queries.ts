@@ -5,7 +5,9 @@
 import { sql, type Selectable } from 'kysely';
 import type { AlertKind, AlertRule, AlertRuleFields } from '../domain/alerts/alert-rule.js';
 import type { WeeklySchedule, WeeklyWindow } from '../domain/alerts/weekly-schedule.js';
+import { rebasedAlertState } from '../domain/alerts/rebase-alert-state.js';
 import type { Db } from './connection.js';
+import { rebaseAlertStates } from './rebase-watch-states.js';
 import type { AlertRulesTable } from './schema.js';
 
 type AlertRuleRow = Selectable<AlertRulesTable>;
@@ -61,13 +63,19 @@ export async function insertAlertRule(db: Db, companyId: string, id: string, fie
   return ruleOf(row);
 }
 
-/** Replaces the rule's fields; undefined when the company has no rule of that id. */
+/**
+ * Replaces the rule's fields, and re-bases the vehicles' states of it (rebase-alert-state.ts) in
+ * the same transaction; undefined when the company has no rule of that id.
+ */
 export async function replaceAlertRule(db: Db, companyId: string, id: string, fields: AlertRuleFields, now: number): Promise<StoredAlertRule | undefined> {
   return db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('alert_rules').select('kind').where('id', '=', id).where('company_id', '=', companyId).executeTakeFirst();
     const row = await trx.updateTable('alert_rules').set({ ...columnsOf(fields), updated_at: now })
       .where('id', '=', id).where('company_id', '=', companyId).returningAll().executeTakeFirst();
-    if (row === undefined) return undefined;
+    if (row === undefined || before === undefined) return undefined;
     await bumpRevision(trx, companyId);
+    const covered = fields.vins === null ? null : new Set(fields.vins);
+    await rebaseAlertStates(trx, id, (vin, state) => rebasedAlertState(before.kind as AlertKind, { kind: fields.kind, covers: covered?.has(vin) ?? true }, state, now), now);
     return ruleOf(row);
   });
 }
