@@ -12,7 +12,7 @@ import { CompanyFenceSets } from '../../src/geofences/company-fence-sets.js';
 import { GeofenceFollower, runGeofenceWatchOnce } from '../../src/geofences/geofence-watch.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
-import { DEPOT, offset, type Point } from '../support/geofence-tracks.js';
+import { DEPOT, offset } from '../support/geofence-tracks.js';
 import { iso, startTestService, type TestService } from '../support/test-service.js';
 
 const SETTINGS = { rules: DEFAULT_DRIFT_RULES, latenessMs: 60_000, movingSpeedKmh: 3 };
@@ -35,7 +35,7 @@ describe.each(DATABASE_KINDS)('definitions edited under watched vehicles on %s',
     expect((await svc.ingest([{ vin, date_time: iso(svc.clock.now() - 500), ...values }])).body).toMatchObject({ accepted: 1, rejected: [] });
     await watch();
   };
-  const at = (p: Point) => ({ latitude: p.lat, longitude: p.lon, speed: 0 });
+  const at = (p: { readonly lat: number; readonly lon: number }) => ({ latitude: p.lat, longitude: p.lon, speed: 0 });
   const fenceBody = (radius: number) => ({ name: 'Yard', geometry: { type: 'Point', coordinates: [DEPOT.lon, DEPOT.lat] }, radius_m: radius });
   const eventsOf = async (vin: string, prefix: string) => (await svc.store.db.selectFrom('events').select(['type', 'occurred_at']).where('vin', '=', vin)
     .where('type', 'like', `${prefix}.%`).orderBy('seq').execute()).map((e) => [e.type, Number(e.occurred_at)] as const);
