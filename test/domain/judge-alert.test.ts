@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AlertKind, AlertRule } from '../../src/domain/alerts/alert-rule.js';
+import { coversVehicle } from '../../src/domain/alerts/watch-alerts.js';
 import {
   alertStateFromJson, compileAlertRule, isQuietState, judgeAlert, judgeSilence, QUIET_STATE, type AlertFiring, type AlertRecord, type AlertState,
 } from '../../src/domain/alerts/judge-alert.js';
@@ -265,5 +266,17 @@ describe('alert state', () => {
   it('when a state with fractional speeds goes through JSON, then it comes back equal', () => {
     const state: AlertState = { since: MON_09, fired: true, lastFiredAt: MON_09 + 1, peak: 0.1 + 0.2, ignition: true };
     expect(alertStateFromJson(JSON.stringify(state))).toEqual(state);
+  });
+});
+
+describe('coversVehicle', () => {
+  it('when a rule names 10,000 VINs, then it covers those and no other, asked from a set built once with the rule', () => {
+    const vins = Array.from({ length: 10_000 }, (_, i) => `9BWZZZ377VT${String(i).padStart(6, '0')}`);
+    const listed = rule('overspeed', { threshold: 90, vins });
+    expect(listed.covered).toBeInstanceOf(Set);
+    expect(listed.covered?.size).toBe(10_000);
+    expect(vins.every((vin) => coversVehicle(listed, vin))).toBe(true);
+    expect(coversVehicle(listed, '9BWZZZ377VT999999')).toBe(false);
+    expect(coversVehicle(rule('overspeed', { threshold: 90 }), '9BWZZZ377VT999999')).toBe(true);
   });
 });

@@ -58,13 +58,15 @@ export const QUIET_STATE: AlertState = Object.freeze({ since: null, fired: false
 export const isQuietState = (s: AlertState): boolean =>
   s.since === null && !s.fired && s.lastFiredAt === null && s.peak === null && s.ignition === null;
 
-/** A rule ready to judge: its schedule compiled (with its offset cache). */
+/** A rule ready to judge: its schedule compiled (with its offset cache), its VINs as a set. */
 export interface CompiledAlertRule extends AlertRule {
   readonly window: CompiledSchedule | null;
+  /** `vins` as a set (null: every vehicle): a rule may name 10,000, asked about every vehicle of a pass. */
+  readonly covered: ReadonlySet<string> | null;
 }
 
 export const compileAlertRule = (rule: AlertRule): CompiledAlertRule =>
-  ({ ...rule, window: rule.schedule === null ? null : compileSchedule(rule.schedule) });
+  ({ ...rule, window: rule.schedule === null ? null : compileSchedule(rule.schedule), covered: rule.vins === null ? null : new Set(rule.vins) });
 
 interface FiringBase {
   /** The instant that fired: the record's, or (no_data) the clock's. */

@@ -14,7 +14,7 @@ export interface AlertWatchResult {
 }
 
 /** Whether a rule covers the vehicle: every vehicle of the company, or its list. */
-export const coversVehicle = (rule: CompiledAlertRule, vin: string): boolean => rule.vins === null || rule.vins.includes(vin);
+export const coversVehicle = (rule: CompiledAlertRule, vin: string): boolean => rule.covered === null || rule.covered.has(vin);
 
 export function watchAlerts(
   rules: readonly CompiledAlertRule[], start: ReadonlyMap<string, AlertState>, records: readonly AlertRecord[], movingSpeedKmh: number,
