@@ -137,4 +137,19 @@ describe.each(DATABASE_KINDS)('the no_data sweep on %s', (kind) => {
     await sweeping.sweep(svc.store, svc.clock, sweepingRules, undefined, new TurnBudget());
     expect(await alertsOf(id)).toHaveLength(1);
   });
+
+  it('when a vehicle keeps reporting under a no_data rule, then its state of the rule is written only when a silence ends', async () => {
+    const vin = ALPHA_VINS[1];
+    const id = await rule({ name: 'Silent, written', kind: 'no_data', duration_s: 60, vins: [vin] });
+    const row = () => svc.store.db.selectFrom('alert_states').select(['state', 'changed_at']).where('rule_id', '=', id).where('vin', '=', vin).executeTakeFirst();
+    for (let i = 0; i < 5; i += 1) await report(vin);
+    expect(await row()).toBeUndefined();
+    await wait(80);
+    expect((await alertsOf(id))).toHaveLength(1);
+    await report(vin);
+    const ended = await row();
+    expect(JSON.parse(ended!.state)).toMatchObject({ since: null, fired: false });
+    for (let i = 0; i < 5; i += 1) await report(vin);
+    expect(await row()).toEqual(ended);
+  });
 });

@@ -186,6 +186,16 @@ export function judgeSilence(rule: CompiledAlertRule, state: AlertState, lastRec
 }
 
 /**
+ * no_data at a record of the vehicle: the silence it ends. The state is the very one given when
+ * there is no silence, or the record is the one the silence counts from (or older): a vehicle that
+ * keeps reporting leaves its state as it is, so nothing is written for it record after record.
+ */
+export function endSilence(state: AlertState, recordTs: number): AlertState {
+  if (state.since === null || recordTs <= state.since) return state;
+  return { since: null, fired: false, lastFiredAt: state.lastFiredAt, peak: null, ignition: null };
+}
+
+/**
  * When a silence that has not fired may fire at the earliest: once it has lasted the duration,
  * the cooldown has passed and (with a schedule) a window is open. Null when there is nothing to
  * wait for: no silence, or it fired. The sweep looks at such a vehicle again then, not every

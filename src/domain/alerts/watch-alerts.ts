@@ -1,10 +1,10 @@
 /**
  * One vehicle's records judged by the alert rules that cover it, in the order they were
- * recorded: the states that change and what fired. A record also ends a no_data silence (its
- * episode starts again from the record). The live evaluator and the preview both call this.
- * Pure: no I/O.
+ * recorded: the states that change and what fired. A record also ends a no_data silence (the
+ * sweep starts the next from the vehicle's newest record); it changes nothing while there is
+ * none. The live evaluator and the preview both call this. Pure: no I/O.
  */
-import { isQuietState, judgeAlert, judgeSilence, QUIET_STATE, type AlertFiring, type AlertRecord, type AlertState, type CompiledAlertRule } from './judge-alert.js';
+import { endSilence, isQuietState, judgeAlert, judgeSilence, QUIET_STATE, type AlertFiring, type AlertRecord, type AlertState, type CompiledAlertRule } from './judge-alert.js';
 
 export interface AlertWatchResult {
   readonly states: ReadonlyMap<string, AlertState>;
@@ -33,7 +33,7 @@ export function watchAlerts(
     let state = states.get(rule.id) ?? QUIET_STATE;
     const before = state;
     for (const record of records) {
-      const judged = rule.kind === 'no_data' ? judgeSilence(rule, state, record.ts, record.ts) : judgeAlert(rule, state, record, movingSpeedKmh);
+      const judged = rule.kind === 'no_data' ? { state: endSilence(state, record.ts) } : judgeAlert(rule, state, record, movingSpeedKmh);
       state = judged.state;
       if (judged.fired) fired.push({ rule, firing: judged.fired });
     }
