@@ -21,6 +21,7 @@ import type { FenceSet } from '../domain/geofences/fence-set.js';
 import type { DriftRules, FenceState } from '../domain/geofences/judge-fence.js';
 import { watchFences } from '../domain/geofences/watch-fences.js';
 import type { StoreConnection } from '../store/connection.js';
+import { readDefinitionTotals } from '../store/definition-totals.js';
 import { appendEvents } from '../store/event-appends.js';
 import { listWatchCandidates, readWatchState, saveWatch, watchRecordsAfter, type StoredWatch, type WatchCandidate } from '../store/watch-queries.js';
 import type { CompanyRuleSets } from '../alerts/company-rule-sets.js';
@@ -50,8 +51,12 @@ const RECORDS_PAGE = 1000;
 
 /** The fences of companies, kept current by revision (company-fence-sets.ts). */
 export interface FenceSets {
-  /** Brings the kept sets up to date; false when no company has a geofence (the pass can stop there). */
-  refresh(): Promise<boolean>;
+  /**
+   * Brings the kept sets up to date; false when no company has a geofence (the pass can stop
+   * there). `total`: geofence_revisions' total as just read (definition-totals.ts); unmoved since
+   * the last refresh, nothing else is read.
+   */
+  refresh(total?: string): Promise<boolean>;
   of(companyId: string): FenceSet | undefined;
 }
 
@@ -94,8 +99,10 @@ export async function runGeofenceWatchOnce(
 ): Promise<GeofenceWatchPass> {
   const pass: GeofenceWatchPass = { vehicles: 0, positions: 0, events: 0, lost: 0 };
   const now = clock.now();
-  const anyFence = await follower.fences.refresh();
-  const anyRule = (await follower.rules?.refresh()) ?? false;
+  // One statement of one row while no company changed its fences or rules.
+  const totals = await readDefinitionTotals(store.db);
+  const anyFence = await follower.fences.refresh(totals.fences);
+  const anyRule = (await follower.rules?.refresh(totals.rules)) ?? false;
   if (!anyFence && !anyRule) return pass;
   const shards = follower.shards;
   if (shards) await shards.keep(now);
