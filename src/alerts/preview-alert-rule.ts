@@ -11,7 +11,7 @@ import { compileAlertRule, QUIET_STATE, type AlertFiring, type AlertState } from
 import { coversVehicle, silencesOverHistory, watchAlerts } from '../domain/alerts/watch-alerts.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { alertEvent, type EventDraft } from '../domain/events.js';
-import { draftsAsSeen } from '../events/drafts-as-seen.js';
+import { previewEvents } from '../events/preview-events.js';
 import { findAlertRule } from '../store/alert-rules-queries.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchRecordsAfter } from '../store/watch-queries.js';
@@ -35,6 +35,8 @@ export interface AlertPreview {
   readonly records: number;
   readonly truncated: boolean;
   readonly events: ServiceEvent[];
+  /** More events than the answer holds: the oldest are shown (events/preview-events.ts). */
+  readonly events_truncated: boolean;
 }
 
 export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertPreview> {
@@ -62,9 +64,11 @@ export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, b
   const now = deps.clock.now();
   const from = now - days * 86_400_000;
   const owned = (await listCompanyVehicles(deps.store.db, companyId)).map((v) => v.vin).sort();
-  const foreign = (asked as string[] | undefined)?.find((v) => !owned.includes(v));
+  const ownedSet = new Set(owned);
+  const foreign = (asked as string[] | undefined)?.find((v) => !ownedSet.has(v));
   if (foreign !== undefined) throw invalid(`vins: ${foreign.slice(0, 40)} is not a vehicle of the company`);
-  const wanted = owned.filter((vin) => coversVehicle(rule, vin) && (asked === undefined || (asked as string[]).includes(vin)));
+  const askedSet = asked === undefined ? undefined : new Set(asked as string[]);
+  const wanted = owned.filter((vin) => coversVehicle(rule, vin) && (askedSet === undefined || askedSet.has(vin)));
   const vins = wanted.slice(0, MAX_VEHICLES);
   let truncated = wanted.length > vins.length;
   let records = 0;
@@ -99,7 +103,7 @@ export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, b
     drafts.push(...fired.map((f) => alertEvent(companyId, vin, rule, f)));
   }
   const saved = rule.id !== 'preview';
-  const events = (await draftsAsSeen(deps.store, companyId, drafts))
-    .map((e) => (saved ? e : { ...e, data: { ...e.data, rule_id: null } }));
-  return { from, to: now, rule_id: saved ? rule.id : null, vehicles: judged, records, truncated, events };
+  const shown = await previewEvents(deps.store, companyId, drafts);
+  const events = shown.events.map((e) => (saved ? e : { ...e, data: { ...e.data, rule_id: null } }));
+  return { from, to: now, rule_id: saved ? rule.id : null, vehicles: judged, records, truncated, events, events_truncated: shown.eventsTruncated };
 }

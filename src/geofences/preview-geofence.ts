@@ -11,7 +11,7 @@ import { geofenceEvent } from '../domain/events.js';
 import type { FenceSet } from '../domain/geofences/fence-set.js';
 import type { DriftRules } from '../domain/geofences/judge-fence.js';
 import { watchFences, type FenceWatchState } from '../domain/geofences/watch-fences.js';
-import { draftsAsSeen } from '../events/drafts-as-seen.js';
+import { previewEvents } from '../events/preview-events.js';
 import type { StoreConnection } from '../store/connection.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchedPositionsAfter } from '../store/watch-queries.js';
@@ -37,6 +37,8 @@ export interface Preview {
   readonly positions: number;
   readonly truncated: boolean;
   readonly events: ServiceEvent[];
+  /** More events than the answer holds: the oldest are shown (events/preview-events.ts). */
+  readonly events_truncated: boolean;
 }
 
 export async function previewFences(
@@ -44,7 +46,8 @@ export async function previewFences(
 ): Promise<Preview> {
   const from = request.now - request.days * 86_400_000;
   const owned = (await listCompanyVehicles(store.db, request.companyId)).map((v) => v.vin).sort();
-  const wanted = request.vins === undefined ? owned : owned.filter((vin) => request.vins!.includes(vin));
+  const asked = request.vins === undefined ? undefined : new Set(request.vins);
+  const wanted = asked === undefined ? owned : owned.filter((vin) => asked.has(vin));
   const vins = wanted.slice(0, MAX_PREVIEW_VEHICLES);
   let truncated = wanted.length > vins.length;
   let positions = 0;
@@ -70,7 +73,7 @@ export async function previewFences(
     }
     if (positions >= MAX_PREVIEW_POSITIONS) break;
   }
-  const events = await draftsAsSeen(store, request.companyId, drafts);
-  return { from, to: request.now, vehicles: judged, positions, truncated, events };
+  const { events, eventsTruncated } = await previewEvents(store, request.companyId, drafts);
+  return { from, to: request.now, vehicles: judged, positions, truncated, events, events_truncated: eventsTruncated };
 }
 

@@ -28,7 +28,8 @@ const PreviewAnswer = Type.Object({
   vehicles: Type.Integer({ description: 'Vehicles judged' }),
   records: Type.Integer({ description: 'Records judged' }),
   truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or record was judged' }),
-  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them' }),
+  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them; at most 1,000, the oldest' }),
+  events_truncated: Type.Boolean({ description: 'More events than the 1,000 shown: the oldest 1,000 are' }),
 });
 
 /**

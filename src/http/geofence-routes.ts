@@ -34,7 +34,8 @@ const PreviewAnswer = Type.Object({
   vehicles: Type.Integer({ description: 'Vehicles judged' }),
   positions: Type.Integer({ description: 'Positions judged' }),
   truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or position was judged' }),
-  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them' }),
+  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them; at most 1,000, the oldest' }),
+  events_truncated: Type.Boolean({ description: 'More events than the 1,000 shown: the oldest 1,000 are' }),
 });
 const ONE_GEOFENCE = [...AUTH_ERRORS, ...PATH_ERRORS, 'geofenceNotFound'] as const;
 const documentedBody = { config: { swaggerTransform: documentedAs({ body: Type.Ref('GeofenceBody') }) } };

@@ -4002,7 +4002,7 @@ export interface operations {
                         positions: number;
                         /** @description A bound was reached: not every vehicle or position was judged */
                         truncated: boolean;
-                        /** @description Oldest first, as GET /events would show them */
+                        /** @description Oldest first, as GET /events would show them; at most 1,000, the oldest */
                         events: {
                             /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
                             id: string;
@@ -4015,6 +4015,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         }[];
+                        /** @description More events than the 1,000 shown: the oldest 1,000 are */
+                        events_truncated: boolean;
                     };
                 };
             };
@@ -4746,7 +4748,7 @@ export interface operations {
                         records: number;
                         /** @description A bound was reached: not every vehicle or record was judged */
                         truncated: boolean;
-                        /** @description Oldest first, as GET /events would show them */
+                        /** @description Oldest first, as GET /events would show them; at most 1,000, the oldest */
                         events: {
                             /** @description Unique per event and the same on every delivery (the webhook-id): deduplicate by it */
                             id: string;
@@ -4759,6 +4761,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         }[];
+                        /** @description More events than the 1,000 shown: the oldest 1,000 are */
+                        events_truncated: boolean;
                     };
                 };
             };
