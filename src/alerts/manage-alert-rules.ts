@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { foreignVinProblem, parseAlertRule, type AlertRuleFields } from '../domain/alerts/alert-rule.js';
 import type { Clock } from '../domain/clock.js';
 import { errors, ServiceError } from '../domain/errors.js';
+import { storedIdOf } from '../domain/resource-id.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import {
   countAlertRules, deleteAlertRule, findAlertRule, insertAlertRule, listAlertRules, replaceAlertRule, type StoredAlertRule,
@@ -28,7 +29,6 @@ export interface AlertRuleDeps {
   readonly alertRules: AlertRuleSettings;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** VINs asked of the registry per statement: a rule may name 10,000, more than some drivers bind at once. */
 const VIN_CHUNK = 1000;
 
@@ -43,6 +43,12 @@ export function alertRuleResource(rule: StoredAlertRule) {
 export type AlertRuleResource = ReturnType<typeof alertRuleResource>;
 
 const notFound = () => new ServiceError(errors.alertRuleNotFound);
+
+/** The company's rule of an id as a path or a preview gives it (domain/resource-id.ts: any case), if any. */
+export async function findRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: unknown): Promise<StoredAlertRule | undefined> {
+  const ruleId = storedIdOf(id);
+  return ruleId === undefined ? undefined : findAlertRule(deps.store.db, companyId, ruleId);
+}
 
 /** The rule a body describes, its VINs checked against the company's vehicles. */
 export async function checkedFields(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleFields> {
@@ -72,20 +78,22 @@ export async function listCompanyAlertRules(deps: Pick<AlertRuleDeps, 'store'>, 
 }
 
 export async function readAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: string): Promise<AlertRuleResource> {
-  const rule = UUID.test(id) ? await findAlertRule(deps.store.db, companyId, id) : undefined;
+  const rule = await findRule(deps, companyId, id);
   if (rule === undefined) throw notFound();
   return alertRuleResource(rule);
 }
 
 /** PUT: the body replaces every field (what it leaves out takes its default); the id and creation stay. */
 export async function replaceCompanyAlertRule(deps: AlertRuleDeps, companyId: string, id: string, body: unknown): Promise<AlertRuleResource> {
-  if (!UUID.test(id) || (await findAlertRule(deps.store.db, companyId, id)) === undefined) throw notFound();
+  const rule = await findRule(deps, companyId, id);
+  if (rule === undefined) throw notFound();
   const fields = await checkedFields(deps, companyId, body);
-  const replaced = await replaceAlertRule(deps.store.db, companyId, id, fields, deps.clock.now());
+  const replaced = await replaceAlertRule(deps.store.db, companyId, rule.id, fields, deps.clock.now());
   if (replaced === undefined) throw notFound();
   return alertRuleResource(replaced);
 }
 
 export async function removeAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: string): Promise<void> {
-  if (!UUID.test(id) || !(await deleteAlertRule(deps.store.db, companyId, id))) throw notFound();
+  const ruleId = storedIdOf(id);
+  if (ruleId === undefined || !(await deleteAlertRule(deps.store.db, companyId, ruleId))) throw notFound();
 }

@@ -12,18 +12,16 @@ import { coversVehicle, silencesOverHistory, watchAlerts } from '../domain/alert
 import { errors, ServiceError } from '../domain/errors.js';
 import { alertEvent, type EventDraft } from '../domain/events.js';
 import { previewEvents } from '../events/preview-events.js';
-import { findAlertRule } from '../store/alert-rules-queries.js';
 import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchRecordsAfter } from '../store/watch-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
-import { checkedFields, type AlertRuleDeps } from './manage-alert-rules.js';
+import { checkedFields, findRule, type AlertRuleDeps } from './manage-alert-rules.js';
 
 const FIELDS = new Set(['rule', 'rule_id', 'vins', 'days']);
 const PREVIEW_DAYS = 7;
 const MAX_VEHICLES = 200;
 const MAX_RECORDS = 2_000_000;
 const PAGE = 5000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (problem: string) => new ServiceError(errors.alertRuleInvalid, { problem });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -53,8 +51,7 @@ export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, b
 
   let rule;
   if (body['rule_id'] !== undefined) {
-    const id = body['rule_id'];
-    const saved = typeof id === 'string' && UUID.test(id) ? await findAlertRule(deps.store.db, companyId, id.toLowerCase()) : undefined;
+    const saved = await findRule(deps, companyId, body['rule_id']);
     if (!saved) throw new ServiceError(errors.alertRuleNotFound);
     // Tried as if switched on: a saved rule may be disabled precisely because it is being tried.
     rule = compileAlertRule({ ...saved, enabled: true });

@@ -3,15 +3,15 @@ import type { Geofence } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { fenceBounds } from '../domain/geofences/fence-bounds.js';
 import { parseGeofence } from '../domain/geofences/parse-geofence.js';
+import { storedIdOf } from '../domain/resource-id.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import type { GeofenceReplacement, GeofenceRow } from '../store/geofences-queries.js';
 
-const GEOFENCE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The id as stored (lower case), or the catalogue's not-found for anything that cannot be one. */
-export function geofenceIdOf(text: string): string {
-  if (!GEOFENCE_ID.test(text)) throw new ServiceError(errors.geofenceNotFound);
-  return text.toLowerCase();
+/** The id as stored (domain/resource-id.ts), or the catalogue's not-found for anything that cannot be one. */
+export function geofenceIdOf(value: unknown): string {
+  const id = storedIdOf(value);
+  if (id === undefined) throw new ServiceError(errors.geofenceNotFound);
+  return id;
 }
 
 export function geofenceResource(row: GeofenceRow): Geofence {

@@ -34,7 +34,6 @@ export async function previewGeofence(deps: GeofenceDeps, companyId: string, bod
 
   let fence: { id: string; name: string; shape: Parameters<typeof compileFence>[0] };
   if (body['geofence_id'] !== undefined) {
-    if (typeof body['geofence_id'] !== 'string') throw new ServiceError(errors.geofenceNotFound);
     const row = await findGeofence(deps.store.db, companyId, geofenceIdOf(body['geofence_id']));
     if (!row) throw new ServiceError(errors.geofenceNotFound);
     fence = { id: row.id, name: row.name, shape: shapeOfStored(row) };

@@ -116,6 +116,22 @@ describe.each(DATABASE_KINDS)('alert rules on %s', (kind) => {
     expect((await svc.request('POST', '/alert-rules', { json: { name: 'n', kind: 'no_data', duration_s: 600 } })).status).toBe(401);
   });
 
+  it('when a rule\'s id is given upper-cased, then it is the same rule in the path and in a preview, as a geofence\'s id is', async () => {
+    const rule = await post(alpha, { name: 'Cased', kind: 'overspeed', threshold: 90, vins: [ALPHA_VINS[0]] });
+    expect(rule.status).toBe(201);
+    const upper = String(rule.body.id).toUpperCase();
+    const read = await svc.request('GET', `/alert-rules/${upper}`, { headers: alpha });
+    expect([read.status, read.body.id]).toEqual([200, rule.body.id]);
+    const put = await svc.request('PUT', `/alert-rules/${upper}`, { headers: alpha, json: { name: 'Cased', kind: 'overspeed', threshold: 95 } });
+    expect([put.status, put.body.id, put.body.threshold]).toEqual([200, rule.body.id, 95]);
+    const tried = await svc.request('POST', '/alert-rules/preview', { headers: alpha, json: { rule_id: upper, days: 1 } });
+    expect([tried.status, tried.body.rule_id]).toEqual([200, rule.body.id]);
+    const fence = await svc.request('POST', '/geofences', { headers: alpha, json: { name: 'Cased', geometry: { type: 'Point', coordinates: [-46.6, -23.5] }, radius_m: 100 } });
+    expect((await svc.request('GET', `/geofences/${String(fence.body.id).toUpperCase()}`, { headers: alpha })).status).toBe(200);
+    expect((await svc.request('DELETE', `/alert-rules/${upper}`, { headers: alpha })).status).toBe(204);
+    expect((await svc.request('GET', `/alert-rules/${rule.body.id}`, { headers: alpha })).status).toBe(404);
+  });
+
   it('when a company has the most rules the operator allows, then one more is 409 naming the cap; another company still creates', async () => {
     const ids: string[] = [];
     for (let i = 0; i < MAX_RULES; i += 1) {
