@@ -23,7 +23,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { appendEvents } from '../store/event-appends.js';
 import { listGoneSilent, listSilencesDue, readSilenceStates, saveSilence, type SilentVehicle } from '../store/silence-queries.js';
 import { bumpWatchVersion, readWatchVersions } from '../store/watch-queries.js';
-import { FIRST_LOOK_BACK_MS } from '../geofences/watch-look-back.js';
+import { FIRST_LOOK_BACK_MS } from '../domain/watch-look-back.js';
 import type { TurnBudget } from '../workers/event-loop-turns.js';
 import { keysetPages } from '../workers/keyset-pages.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';

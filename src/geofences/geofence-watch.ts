@@ -32,7 +32,7 @@ import { indexedFenceSet } from '../domain/geofences/indexed-fence-set.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import type { PeriodicWorker } from '../workers/periodic.js';
 import { VehicleChangeFeed } from '../workers/vehicle-change-feed.js';
-import { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from './watch-look-back.js';
+import { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from '../domain/watch-look-back.js';
 import type { VehicleShardLease } from '../workers/vehicle-shard-lease.js';
 
 export interface GeofenceWatchSettings {
@@ -43,7 +43,7 @@ export interface GeofenceWatchSettings {
   readonly latenessMs: number;
 }
 
-export { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from './watch-look-back.js';
+export { FIRST_LOOK_BACK_MS, MAX_BEHIND_MS } from '../domain/watch-look-back.js';
 /** Pages of one vehicle in one pass: a vehicle with a long backlog does not hold the others back. */
 const PAGES_A_PASS = 10;
 /** Records judged per transaction. */

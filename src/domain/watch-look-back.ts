@@ -1,4 +1,4 @@
-/** Where the evaluator starts judging a vehicle (geofence-watch.ts), and where the sweep dates a cursor it creates. */
+/** Where the evaluator starts judging a vehicle (geofences/geofence-watch.ts), and where the no_data sweep dates a cursor it creates. */
 
 /** Where a vehicle never judged starts. */
 export const FIRST_LOOK_BACK_MS = 60 * 60_000;
