@@ -12,18 +12,16 @@ import { coversVehicle, silencesOverHistory, watchAlerts } from '../domain/alert
 import { errors, ServiceError } from '../domain/errors.js';
 import { alertEvent, type EventDraft } from '../domain/events.js';
 import { previewEvents } from '../events/preview-events.js';
-import { listCompanyVehicles } from '../store/vehicles-queries.js';
+import { parsePreviewScope, previewVehicles } from '../events/preview-scope.js';
 import { watchRecordsAfter } from '../store/watch-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 import { checkedFields, findRule, type AlertRuleDeps } from './manage-alert-rules.js';
 
-const FIELDS = new Set(['rule', 'rule_id', 'vins', 'days']);
-const PREVIEW_DAYS = 7;
 const MAX_VEHICLES = 200;
 const MAX_RECORDS = 2_000_000;
 const PAGE = 5000;
 const invalid = (problem: string) => new ServiceError(errors.alertRuleInvalid, { problem });
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const NAMES = { object: 'rule', objectIs: 'a rule to try', id: 'rule_id' };
 
 export interface AlertPreview {
   readonly from: number;
@@ -38,34 +36,19 @@ export interface AlertPreview {
 }
 
 export async function previewAlertRule(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertPreview> {
-  if (!isObject(body)) throw invalid('the body must be an object with rule or rule_id');
-  const unknown = Object.keys(body).find((k) => !FIELDS.has(k));
-  if (unknown !== undefined) throw invalid(`${unknown} is not a field of a preview (rule, rule_id, vins, days)`);
-  if ((body['rule'] === undefined) === (body['rule_id'] === undefined)) throw invalid('give either rule (a rule to try) or rule_id (a saved one)');
-  const days = body['days'] ?? PREVIEW_DAYS;
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > PREVIEW_DAYS) throw invalid(`days must be a whole number from 1 to ${PREVIEW_DAYS}`);
-  const asked = body['vins'];
-  if (asked !== undefined && (!Array.isArray(asked) || asked.length === 0 || asked.length > 1000 || !asked.every((v) => typeof v === 'string'))) {
-    throw invalid('vins must be a list of 1 to 1000 VINs of the company');
-  }
-
+  const scope = parsePreviewScope(body, NAMES, invalid);
   let rule;
-  if (body['rule_id'] !== undefined) {
-    const saved = await findRule(deps, companyId, body['rule_id']);
+  if (scope.id !== undefined) {
+    const saved = await findRule(deps, companyId, scope.id);
     if (!saved) throw new ServiceError(errors.alertRuleNotFound);
     // Tried as if switched on: a saved rule may be disabled precisely because it is being tried.
     rule = compileAlertRule({ ...saved, enabled: true });
   } else {
-    rule = compileAlertRule({ ...(await checkedFields(deps, companyId, body['rule'])), id: 'preview' });
+    rule = compileAlertRule({ ...(await checkedFields(deps, companyId, scope.object)), id: 'preview' });
   }
   const now = deps.clock.now();
-  const from = now - days * 86_400_000;
-  const owned = (await listCompanyVehicles(deps.store.db, companyId)).map((v) => v.vin).sort();
-  const ownedSet = new Set(owned);
-  const foreign = (asked as string[] | undefined)?.find((v) => !ownedSet.has(v));
-  if (foreign !== undefined) throw invalid(`vins: ${foreign.slice(0, 40)} is not a vehicle of the company`);
-  const askedSet = asked === undefined ? undefined : new Set(asked as string[]);
-  const wanted = owned.filter((vin) => coversVehicle(rule, vin) && (askedSet === undefined || askedSet.has(vin)));
+  const from = now - scope.days * 86_400_000;
+  const wanted = await previewVehicles(deps.store, companyId, scope.vins, invalid, (vin) => coversVehicle(rule, vin));
   const vins = wanted.slice(0, MAX_VEHICLES);
   let truncated = wanted.length > vins.length;
   let records = 0;

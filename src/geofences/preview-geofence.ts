@@ -13,19 +13,17 @@ import type { DriftRules } from '../domain/geofences/judge-fence.js';
 import { watchFences, type FenceWatchState } from '../domain/geofences/watch-fences.js';
 import { previewEvents } from '../events/preview-events.js';
 import type { StoreConnection } from '../store/connection.js';
-import { listCompanyVehicles } from '../store/vehicles-queries.js';
 import { watchedPositionsAfter } from '../store/watch-queries.js';
 import { TurnBudget } from '../workers/event-loop-turns.js';
 
-export const PREVIEW_DAYS = 7;
 export const MAX_PREVIEW_VEHICLES = 200;
 export const MAX_PREVIEW_POSITIONS = 2_000_000;
 const PAGE = 5000;
 
 export interface PreviewRequest {
   readonly companyId: string;
-  /** The company's vehicles to try it on; all of them (up to the bound) when absent. */
-  readonly vins: readonly string[] | undefined;
+  /** The company's vehicles to try it on, by VIN (events/preview-scope.ts); the first `MAX_PREVIEW_VEHICLES` are. */
+  readonly vins: readonly string[];
   readonly now: number;
   readonly days: number;
 }
@@ -45,11 +43,8 @@ export async function previewFences(
   store: StoreConnection, fences: FenceSet, request: PreviewRequest, rules: DriftRules, latenessMs: number,
 ): Promise<Preview> {
   const from = request.now - request.days * 86_400_000;
-  const owned = (await listCompanyVehicles(store.db, request.companyId)).map((v) => v.vin).sort();
-  const asked = request.vins === undefined ? undefined : new Set(request.vins);
-  const wanted = asked === undefined ? owned : owned.filter((vin) => asked.has(vin));
-  const vins = wanted.slice(0, MAX_PREVIEW_VEHICLES);
-  let truncated = wanted.length > vins.length;
+  const vins = request.vins.slice(0, MAX_PREVIEW_VEHICLES);
+  let truncated = request.vins.length > vins.length;
   let positions = 0;
   let judged = 0;
   const drafts = [];

@@ -36,4 +36,18 @@ describe.each(DATABASE_KINDS)('preview answer bounds on %s', (kind) => {
     const fence = { name: 'Nowhere', geometry: { type: 'Point', coordinates: [10, 10] }, radius_m: 100 };
     expect((await svc.request('POST', '/geofences/preview', { json: { geofence: fence, days: 1 }, headers: auth })).body).toMatchObject({ events: [], events_truncated: false });
   });
+
+  it('when both previews are asked the same scope, then they read it alike: the same problems named, vins null as all of them', async () => {
+    const auth = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+    const fence = { name: 'Nowhere', geometry: { type: 'Point', coordinates: [10, 10] }, radius_m: 100 };
+    const rule = { name: 'Fast', kind: 'overspeed', threshold: 90 };
+    const ask = async (path: string, json: unknown) => svc.request('POST', path, { json, headers: auth });
+    const both = async (scope: Record<string, unknown>) => [
+      await ask('/geofences/preview', { geofence: fence, ...scope }), await ask('/alert-rules/preview', { rule, ...scope }),
+    ].map((r) => [r.status, (r.body as { detail?: string }).detail?.replace(/^Invalid (geofence|alert rule): /, '')]);
+    expect(await both({ days: 8 })).toEqual([[400, 'days must be a whole number from 1 to 7.'], [400, 'days must be a whole number from 1 to 7.']]);
+    expect(await both({ vins: [] })).toEqual([[400, 'vins must be a list of 1 to 1000 VINs of the company.'], [400, 'vins must be a list of 1 to 1000 VINs of the company.']]);
+    expect(await both({ vins: ['9BWAB45U8NT100004'] })).toEqual([[400, 'vins: 9BWAB45U8NT100004 is not a vehicle of the company.'], [400, 'vins: 9BWAB45U8NT100004 is not a vehicle of the company.']]);
+    expect(await both({ vins: null, days: 1 })).toEqual([[200, undefined], [200, undefined]]);
+  });
 });
