@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AlertRule, AlertRuleParams, AlertRuleRequestShape, EventEnvelope } from '@telematics/contract';
+import { AlertRule, AlertRuleParams, AlertRuleRequestShape } from '@telematics/contract';
 import { previewAlertRule } from '../alerts/preview-alert-rule.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import {
   createAlertRule, listCompanyAlertRules, readAlertRule, removeAlertRule, replaceCompanyAlertRule, type AlertRuleDeps,
 } from '../alerts/manage-alert-rules.js';
 import { principalOf } from './authenticate-hook.js';
+import { previewAnswerSchema } from './preview-answer-schema.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 
 /** Any JSON: the rule's own checks answer every problem with a text naming the field. */
@@ -21,16 +22,7 @@ const PreviewBody = Type.Object({
   vins: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000, description: "Only these of the company's vehicles (within the rule's own); all of them (up to 200) when absent" })),
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 7, description: 'How far back, default 7' })),
 });
-const PreviewAnswer = Type.Object({
-  from: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
-  to: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00: now' }),
-  rule_id: Type.Union([Type.String(), Type.Null()]),
-  vehicles: Type.Integer({ description: 'Vehicles judged' }),
-  records: Type.Integer({ description: 'Records judged' }),
-  truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or record was judged' }),
-  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them; at most 1,000, the oldest' }),
-  events_truncated: Type.Boolean({ description: 'More events than the 1,000 shown: the oldest 1,000 are' }),
-});
+const PreviewAnswer = previewAnswerSchema('rule_id', 'records');
 
 /**
  * POST and GET /alert-rules, GET, PUT and DELETE /alert-rules/{id}: the rules of the token's

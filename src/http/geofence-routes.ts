@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { EventEnvelope, GeofenceParams, GeofencesQuery } from '@telematics/contract';
+import { GeofenceParams, GeofencesQuery } from '@telematics/contract';
 import { Type } from 'typebox';
 import type { GeofenceDeps } from '../geofences/geofence-deps.js';
 import { listCompanyGeofences } from '../geofences/list-geofences.js';
@@ -13,6 +13,7 @@ import { createGeofence, readGeofence, removeGeofence, replaceGeofenceWith } fro
 import { previewGeofence } from '../geofences/preview-request.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import { principalOf } from './authenticate-hook.js';
+import { previewAnswerSchema } from './preview-answer-schema.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 
 const AnyObject = Type.Unsafe<Readonly<Record<string, unknown>>>({ type: 'object', description: 'name, geometry (GeoJSON Point, Polygon or LineString), radius_m or width_m, description' });
@@ -27,16 +28,7 @@ const PreviewBody = Type.Object({
   vins: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000, description: "Only these of the company's vehicles; all of them (up to 200) when absent" })),
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: 7, description: 'How far back, default 7' })),
 });
-const PreviewAnswer = Type.Object({
-  from: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
-  to: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00: now' }),
-  geofence_id: Type.Union([Type.String(), Type.Null()]),
-  vehicles: Type.Integer({ description: 'Vehicles judged' }),
-  positions: Type.Integer({ description: 'Positions judged' }),
-  truncated: Type.Boolean({ description: 'A bound was reached: not every vehicle or position was judged' }),
-  events: Type.Array(EventEnvelope, { description: 'Oldest first, as GET /events would show them; at most 1,000, the oldest' }),
-  events_truncated: Type.Boolean({ description: 'More events than the 1,000 shown: the oldest 1,000 are' }),
-});
+const PreviewAnswer = previewAnswerSchema('geofence_id', 'positions');
 const ONE_GEOFENCE = [...AUTH_ERRORS, ...PATH_ERRORS, 'geofenceNotFound'] as const;
 const documentedBody = { config: { swaggerTransform: documentedAs({ body: Type.Ref('GeofenceBody') }) } };
 const KINDS = 'A `Point` with `radius_m` (a circle), a `Polygon` (holes allowed; at most 1,024 positions in all) or a `LineString` with `width_m` (a corridor, half the width each side); radius and width 10 to 50,000 m.';
