@@ -2,7 +2,7 @@ import { alertTextsEn } from './alert-texts.js';
 import { geofenceTextsEn } from './geofence-texts.js';
 
 /** The console's English texts: the source of keys (pt-BR.ts must have every one, checked by tsc). */
-export const en = {
+const ownTexts = {
   appName: 'Telematics console',
   language: 'Language',
   signIn: 'Sign in',
@@ -106,8 +106,13 @@ export const en = {
   stateStale: 'Not reporting since {time}',
   chartTime: 'Time',
   vehicleOnMap: '{plate}: {state}. Open the vehicle',
-  ...geofenceTextsEn,
-  ...alertTextsEn,
 } as const;
 
+export const en = { ...ownTexts, ...geofenceTextsEn, ...alertTextsEn } as const;
+
 export type MessageKey = keyof typeof en;
+
+/** The texts of each area spread into one object: a key in two of them would silently take one. */
+type Shared<A, B> = Extract<keyof A, keyof B>;
+const distinctKeys: [Shared<typeof geofenceTextsEn, typeof alertTextsEn> | Shared<typeof geofenceTextsEn & typeof alertTextsEn, typeof ownTexts>] extends [never] ? true : false = true;
+void distinctKeys;

@@ -35,6 +35,8 @@ export interface RulePreview {
   readonly vehicles: number;
   readonly records: number;
   readonly truncated: boolean;
+  /** More events than the preview answers (the first 1,000). */
+  readonly events_truncated: boolean;
   readonly events: AlertEvent[];
 }
 

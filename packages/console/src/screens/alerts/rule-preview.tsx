@@ -20,6 +20,7 @@ export function RulePreviewResult(props: { preview: RulePreview; plates: Readonl
         {events.length === 0 ? t('previewNone') : t('previewCount', { n: i18n.number(events.length, 0), vehicles: i18n.number(preview.vehicles, 0), records: i18n.number(preview.records, 0) })}
       </p>
       {preview.truncated ? <p class="notice" role="note">{t('previewTruncated')}</p> : null}
+      {preview.events_truncated ? <p class="notice" role="note">{t('previewEventsCut')}</p> : null}
       {events.length > listed.length ? <p class="muted">{t('previewShown', { shown: i18n.number(listed.length, 0) })}</p> : null}
       {events.length === 0 ? null : (
         <table>

@@ -40,13 +40,14 @@ export function FencePreview(props: { body: GeofenceBody | undefined; plates: Re
       {error?.key === key ? <Problem error={error.error} /> : null}
       {preview ? (
         <div class="preview-answer" data-events={preview.events.length}>
-          <h3>{t('previewTitle')}</h3>
+          <h3>{t('fencePreviewTitle')}</h3>
           <ul class="counters">
             {counts.map(([type, n]) => <li key={type} data-type={type}><strong>{n}</strong> {t(`event_${type}`)}</li>)}
           </ul>
           <p class="muted">{t('previewSummary', { vehicles: i18n.number(preview.vehicles, 0), positions: i18n.number(preview.positions, 0) })}</p>
-          {preview.truncated ? <p class="notice" role="note">{t('previewTruncated')}</p> : null}
-          {preview.events.length === 0 ? <p>{t('previewNone')}</p> : (
+          {preview.truncated ? <p class="notice" role="note">{t('fencePreviewTruncated')}</p> : null}
+          {preview.events_truncated ? <p class="notice" role="note">{t('fencePreviewEventsCut')}</p> : null}
+          {preview.events.length === 0 ? <p>{t('fencePreviewNone')}</p> : (
             <table>
               <caption>{t('previewEvents')}{preview.events.length > LISTED ? ` · ${t('previewFirst', { shown: LISTED, total: preview.events.length })}` : ''}</caption>
               <thead><tr><th scope="col">{t('eventVehicle')}</th><th scope="col">{t('eventType')}</th><th scope="col">{t('eventTime')}</th></tr></thead>

@@ -22,6 +22,8 @@ export interface GeofencePreview {
   readonly vehicles: number;
   readonly positions: number;
   readonly truncated: boolean;
+  /** More events than the preview answers (the first 1,000). */
+  readonly events_truncated: boolean;
   readonly events: readonly GeofenceEvent[];
 }
 
