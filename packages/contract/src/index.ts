@@ -41,3 +41,5 @@ export {
   TYPED_SHAPES, VehicleCommandHeadersShape, VehicleCommandRequestShape, VehicleDataRecordShape, VehicleDataRequestShape, VehicleDataResponseShape, VehicleTripsRequestShape,
   VehicleTripsResponseShape,
 } from './schemas/typed-shapes.js';
+/** The type of a value a schema describes, for readers that take the contract's types only (the console). */
+export type { Static } from 'typebox';

@@ -3,7 +3,7 @@
  * up here at typecheck: a rule as the service answers it, the body it takes, an alert event.
  */
 import type { AlertRule as AlertRuleSchema, AlertRuleRequestShape, ALERT_RULE_KINDS, EventType, SCHEDULE_DAYS, ServiceEvent } from '@telematics/contract';
-import type { Static } from 'typebox';
+import type { Static } from '@telematics/contract';
 
 export type RuleKind = (typeof ALERT_RULE_KINDS)[number];
 export type ScheduleDay = (typeof SCHEDULE_DAYS)[number];

@@ -1,6 +1,6 @@
 /** The geofence shapes the console reads and sends, from the contract's schemas (docs/geofences.md). */
 import type { EventEnvelope, Geofence, GeofenceBody, GeofenceGeometry as GeometrySchema, GeofencesPage } from '@telematics/contract';
-import type { Static } from 'typebox';
+import type { Static } from '@telematics/contract';
 
 export type { Geofence, GeofenceBody, GeofencesPage };
 export type GeofenceGeometry = Static<typeof GeometrySchema>;
