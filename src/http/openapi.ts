@@ -30,7 +30,7 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
   return openapiObject;
 };
 
-const CONSOLE_ERRORS = ['consoleCrossSite', 'consoleSignInFieldsMissing'] as const;
+const CONSOLE_ERRORS = ['consoleCrossSite', 'consoleSignInFieldsMissing', 'consoleAlertsLimitInvalid'] as const;
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // The shapes routes are documented with (schemas.ts documentedAs), as named components.

@@ -182,7 +182,9 @@ describe('web console in Chromium', () => {
     } finally {
       await run(process.execPath, [BIN, 'admin', 'app', 'enable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
     }
-  }, scaled(30_000));
+    // Two CLI processes (each a Node start and the store opened beside the running demo, whose
+    // evaluator and simulated fleet write all along) besides the browser: 60 s, as the ignition's.
+  }, scaled(60_000));
 
   it('when the secret is wrong, then the sign-in says so and no session starts', async () => {
     const page = await open('pt-BR');
