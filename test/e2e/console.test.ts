@@ -170,6 +170,10 @@ describe('web console in Chromium', () => {
     const page = await open('en');
     await signIn(page, 'en');
     await ready(page);
+    // The fleet map reads the company's geofences once it has loaded: let that request be done, so
+    // the next one is the click below (else the fences' request meets the disabled application first
+    // and the navigation it would click is gone).
+    await page.locator('.map-box[data-fences]').waitFor({ timeout: scaled(20_000) });
     const db = join(folder, 'data', 'telematics.db');
     await run(process.execPath, [BIN, 'admin', 'app', 'disable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
     try {
