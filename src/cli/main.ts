@@ -5,6 +5,7 @@ import { escapeUnsafeText } from '../domain/safe-text.js';
 import { registerApply } from './admin/apply-command.js';
 import { registerAppCommands } from './admin/app-commands.js';
 import { registerCompanyCommands } from './admin/company-commands.js';
+import { registerAuditCommands } from './admin/audit-commands.js';
 import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerOemCommands } from './admin/oem-commands.js';
 import { registerPlanCommands } from './admin/plan-commands.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerApply(admin);
   registerCompanyCommands(admin);
   registerWebhookCommands(admin);
+  registerAuditCommands(admin);
   registerPlanCommands(admin);
   registerOemCommands(admin);
   registerAppCommands(admin);

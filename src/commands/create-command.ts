@@ -34,6 +34,7 @@ import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
 import { batchedRows, batchedRowsInBackground } from '../store/write-batcher.js';
 import { findCommandTarget } from '../store/vehicles-queries.js';
+import { callerActor, recordAudit } from '../audit/record-audit.js';
 import type { CommandSignatures } from './verify-command-signature.js';
 
 export interface CommandServiceDeps {
@@ -120,8 +121,9 @@ export async function createCommand(
       id: record.id, application_id: principal.applicationId, company_id: principal.companyId, vin: target.vin, oem: target.oem, command,
       status: 'Pending', detail: '{}', created_at: now, updated_at: now, deadline_at: now + deps.commandTimeoutMs, code_attempts: 0, poll_attempts: 0,
     };
-    // Committed (with whatever other requests wrote in the same turn) before the automaker is called.
-    await batchedRows(deps.store, insertCommands, row);
+    // Committed (with whatever other requests wrote in the same turn) before the automaker is called;
+    // its audit entry beside it, in the same group commit (its own statement, so no wait is added).
+    await Promise.all([batchedRows(deps.store, insertCommands, row), recordAudit(deps.store, commandAudit(principal, 'command.created', record, 'Pending'))]);
   }
 
   const base = { id: record.id, vin: record.vin, command: record.command };
@@ -171,7 +173,13 @@ async function startConfirmation(deps: CommandServiceDeps, principal: Principal,
     detail: '{}', created_at: now, updated_at: now, code_hash: hashSecret(codeHashInput(id, code), deps.keyring.master),
     code_expires_at: now + CONFIRMATION_TTL_MS, code_attempts: 0, poll_attempts: 0,
   });
+  await recordAudit(deps.store, commandAudit(principal, 'command.confirmation_requested', { id, vin, command }, 'Confirmation'));
   return { id, vin, command, status: 'Confirmation', code, message: CONFIRMATION_MESSAGES[command]! };
+}
+
+/** Who asked for which command on which vehicle; its outcome is recorded where every outcome is written (store/commands/outcome-events.ts). */
+function commandAudit(principal: Principal, action: string, command: { id: string; vin: string; command: string }, outcome: string) {
+  return { companyId: principal.companyId, actor: callerActor(principal), action, target: command.vin, outcome, details: { command_id: command.id, command: command.command } };
 }
 
 /** D5 step 2: exactly one caller with a valid code moves the record to Pending. */
@@ -185,7 +193,10 @@ async function confirm(deps: CommandServiceDeps, principal: Principal, vin: stri
     throw new ServiceError(errors.confirmationInvalid);
   }
   if (match.code_used_at !== null) throw new ServiceError(errors.confirmationUsed);
-  if (await useConfirmation(db, match.id, now, MAX_CONFIRMATION_ATTEMPTS, now + deps.commandTimeoutMs)) return (await findCommand(db, match.id))!;
+  if (await useConfirmation(db, match.id, now, MAX_CONFIRMATION_ATTEMPTS, now + deps.commandTimeoutMs)) {
+    await recordAudit(deps.store, commandAudit(principal, 'command.confirmed', { id: match.id, vin, command }, 'Pending'));
+    return (await findCommand(db, match.id))!;
+  }
   const after = await findCommand(db, match.id);
   throw new ServiceError(after?.code_used_at !== null && after?.code_used_at !== undefined ? errors.confirmationUsed : errors.confirmationInvalid);
 }

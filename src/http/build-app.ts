@@ -13,6 +13,7 @@ import { vehicleDataRoute } from './vehicle-data-route.js';
 import { ingestRoute } from './ingest-route.js';
 import { vehicleTripsRoute } from './vehicle-trips-route.js';
 import { commandRoutes } from './command-routes.js';
+import { auditRoutes } from './audit-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { eventStreamRoute } from './event-stream-route.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(vehicleTripsRoute(deps));
     await protectedScope.register(commandRoutes(deps, deps.clock, limits));
     await protectedScope.register(eventRoutes(deps));
+    await protectedScope.register(auditRoutes(deps));
     await protectedScope.register(eventStreamRoute(deps));
     await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
     await protectedScope.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));

@@ -79,6 +79,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'webhooks', description: 'Events pushed to the application\'s receivers, signed (Standard Webhooks)' },
         { name: 'geofences', description: 'A company\'s areas and corridors (GeoJSON), which vehicles are watched entering and leaving (see docs/geofences.md)' },
         { name: 'alerts', description: 'Rules over the company\'s vehicles\' records that fire alert.* events (see docs/alerts.md)' },
+        { name: 'audit', description: 'Who did what: an append-only trail chained by hashes (see docs/audit.md)' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

@@ -16,13 +16,15 @@ import {
 } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
 import {
-  insertApplication, listApplications, updateApplication, type ApplicationChanges, type ApplicationRow,
+  findApplicationByName, insertApplication, listApplications, updateApplication, type ApplicationChanges, type ApplicationRow,
 } from '../store/applications-queries.js';
 import {
   findCompany, findOem, findPlan, findVehicleByDevice, findVehicleRow, insertCompany, insertOem, insertPlan, insertVehicle,
   updateCompany, updateOem, updatePlan, updateVehicle, type OemRow, type VehicleRow,
 } from '../store/registry-queries.js';
 import type { VehicleDevice } from '../domain/trackers.js';
+import { appendAuditEntries } from '../store/audit-queries.js';
+import type { AuditActor, AuditDraft } from '../domain/audit-chain.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import { generateClientId, generateClientSecret, generateIngestKey, generateSignSecret } from '../security/generated-secrets.js';
@@ -38,7 +40,11 @@ export interface FleetApplyResult {
 export interface FleetApplyOptions {
   /** Let secrets in the file replace different stored ones (client, sign, ingest). */
   readonly replaceSecrets?: boolean;
+  /** Who the audit trail names for the changes; the command line's operator by default. */
+  readonly actor?: AuditActor;
 }
+
+const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
 
 export class FleetRejected extends Error {
   constructor(readonly problems: readonly FleetProblem[]) {
@@ -140,20 +146,30 @@ export async function applyFleet(db: Db, fleet: Fleet, keyring: Keyring, now: nu
     if (problems.length > 0) throw new FleetRejected(problems);
     const summary = { plans: counts(), oems: counts(), companies: counts(), applications: counts(), vehicles: counts() };
     const credentials: IssuedCredentials[] = [];
-    const tally = (c: ApplyCounts, outcome: Outcome) => { c[outcome] += 1; };
-    for (const [i, plan] of fleet.plans.entries()) tally(summary.plans, await at(`plans[${i}]`, () => applyPlan(trx, plan, now)));
-    for (const [i, oem] of fleet.oems.entries()) tally(summary.oems, await at(`oems[${i}]`, () => applyOem(trx, oem, keyring, now, credentials)));
+    const audits: AuditDraft[] = [];
+    const actor = options.actor ?? CLI_OPERATOR;
+    // Each created or updated thing is an audit entry: a company's in its chain, plans and automakers in the service's.
+    const tally = (c: ApplyCounts, outcome: Outcome, kind?: string, companyId?: string | null, target?: string) => {
+      c[outcome] += 1;
+      if (kind !== undefined && outcome !== 'unchanged') audits.push({ companyId: companyId ?? null, actor, action: `${kind}.${outcome}`, target: target ?? null, outcome: 'success' });
+    };
+    for (const [i, plan] of fleet.plans.entries()) tally(summary.plans, await at(`plans[${i}]`, () => applyPlan(trx, plan, now)), 'plan', null, plan.name);
+    for (const [i, oem] of fleet.oems.entries()) tally(summary.oems, await at(`oems[${i}]`, () => applyOem(trx, oem, keyring, now, credentials)), 'oem', null, oem.name);
     const apps = await listApplications(trx);
     for (const [ci, company] of fleet.companies.entries()) {
-      tally(summary.companies, await at(`companies[${ci}]`, () => applyCompany(trx, company, now)));
+      tally(summary.companies, await at(`companies[${ci}]`, () => applyCompany(trx, company, now)), 'company', company.id, company.id);
       for (const [ai, app] of company.applications.entries()) {
         const existing = apps.find((a) => a.company_id === company.id && a.name === app.name);
-        tally(summary.applications, await at(`companies[${ci}].applications[${ai}]`, () => applyApplication(trx, company.id, app, existing, keyring, now, credentials)));
+        const outcome = await at(`companies[${ci}].applications[${ai}]`, () => applyApplication(trx, company.id, app, existing, keyring, now, credentials));
+        // Named by its client id, as the trail names an application acting.
+        const clientId = outcome === 'unchanged' ? app.name : (await findApplicationByName(trx, company.id, app.name))?.client_id ?? app.name;
+        tally(summary.applications, outcome, 'application', company.id, clientId);
       }
       for (const [vi, vehicle] of company.vehicles.entries()) {
-        tally(summary.vehicles, await at(`companies[${ci}].vehicles[${vi}]`, () => applyVehicle(trx, company.id, vehicle, now)));
+        tally(summary.vehicles, await at(`companies[${ci}].vehicles[${vi}]`, () => applyVehicle(trx, company.id, vehicle, now)), 'vehicle', company.id, vehicle.vin);
       }
     }
+    await appendAuditEntries(trx, audits, now);
     const changed = Object.values(summary).some((c) => c.created + c.updated > 0);
     return { changed, summary, credentials };
   });

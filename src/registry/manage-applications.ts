@@ -11,6 +11,19 @@ import type { Keyring } from '../security/keyring.js';
 import { generateClientId, generateClientSecret, generateSignSecret } from '../security/generated-secrets.js';
 import { hashClientSecret, sealSignSecret } from './application-secrets.js';
 import type { IssuedApplicationCredentials } from './issued-credentials.js';
+import type { AuditActor } from '../domain/audit-chain.js';
+import { appendAuditEntries } from '../store/audit-queries.js';
+import { inTransaction } from '../store/in-transaction.js';
+
+const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
+
+/** `write` and its audit entry in one transaction: an application's credentials change only with a record of it. */
+function audited(db: Db, companyId: string, clientId: string, action: string, details: Record<string, unknown>, now: number, actor: AuditActor, write: (trx: Db) => Promise<unknown>): Promise<void> {
+  return inTransaction(db, async (trx) => {
+    await write(trx);
+    await appendAuditEntries(trx, [{ companyId, actor, action, target: clientId, outcome: 'success', details }], now);
+  });
+}
 
 /** An operator mistake (unknown company, duplicate name…): reported in one line, nothing changed. */
 export class RegistryError extends Error {
@@ -26,19 +39,19 @@ export interface NewApplication {
   readonly tokenLifetime?: number;
 }
 
-export async function createApplication(db: Db, keyring: Keyring, input: NewApplication, now: number): Promise<IssuedApplicationCredentials> {
+export async function createApplication(db: Db, keyring: Keyring, input: NewApplication, now: number, actor = CLI_OPERATOR): Promise<IssuedApplicationCredentials> {
   if (!IDENTIFIER_PATTERN.test(input.name)) throw new RegistryError(`name "${input.name}" is invalid (${IDENTIFIER_RULE})`);
   if (!(await findCompany(db, input.companyId))) throw new RegistryError(`unknown company "${input.companyId}"`);
   if (await findApplicationByName(db, input.companyId, input.name)) throw new RegistryError(`company "${input.companyId}" already has an application named "${input.name}"`);
   const id = randomUUID();
   const credentials = { client_id: generateClientId(), client_secret: generateClientSecret(), sign_secret: generateSignSecret() };
-  await insertApplication(db, {
+  await audited(db, input.companyId, credentials.client_id, 'application.created', { name: input.name }, now, actor, (trx) => insertApplication(trx, {
     id, company_id: input.companyId, name: input.name, client_id: credentials.client_id,
     client_secret_hash: hashClientSecret(credentials.client_secret, keyring),
     sign_secret_sealed: sealSignSecret(id, credentials.sign_secret, keyring),
     token_lifetime: input.tokenLifetime ?? DEFAULT_TOKEN_LIFETIME, enabled: 1, credentials_version: 1,
     created_at: now, updated_at: now,
-  });
+  }));
   return { company: input.companyId, application: input.name, ...credentials };
 }
 
@@ -51,15 +64,15 @@ async function requireApplication(db: Db, clientId: string): Promise<Application
 export type SecretKind = 'client' | 'sign' | 'both';
 
 /** New secrets replace the old at once: tokens issued before the rotation stop working. */
-export async function rotateApplicationSecrets(db: Db, keyring: Keyring, clientId: string, which: SecretKind, now: number): Promise<IssuedApplicationCredentials> {
+export async function rotateApplicationSecrets(db: Db, keyring: Keyring, clientId: string, which: SecretKind, now: number, actor = CLI_OPERATOR): Promise<IssuedApplicationCredentials> {
   const row = await requireApplication(db, clientId);
   const clientSecret = which === 'sign' ? undefined : generateClientSecret();
   const signSecret = which === 'client' ? undefined : generateSignSecret();
-  await updateApplication(db, row.id, {
+  await audited(db, row.company_id, row.client_id, 'application.rotated', { secrets: which }, now, actor, (trx) => updateApplication(trx, row.id, {
     ...(clientSecret ? { client_secret_hash: hashClientSecret(clientSecret, keyring) } : {}),
     ...(signSecret ? { sign_secret_sealed: sealSignSecret(row.id, signSecret, keyring) } : {}),
     bumpCredentials: true,
-  }, now);
+  }, now));
   return {
     company: row.company_id, application: row.name, client_id: row.client_id,
     ...(clientSecret ? { client_secret: clientSecret } : {}),
@@ -68,13 +81,16 @@ export async function rotateApplicationSecrets(db: Db, keyring: Keyring, clientI
 }
 
 /** Disabling refuses new tokens and makes every token and signature of the application fail from now on. */
-export async function setApplicationEnabled(db: Db, clientId: string, enabled: boolean, now: number): Promise<ApplicationRow> {
+export async function setApplicationEnabled(db: Db, clientId: string, enabled: boolean, now: number, actor = CLI_OPERATOR): Promise<ApplicationRow> {
   const row = await requireApplication(db, clientId);
-  if ((row.enabled === 1) !== enabled) await updateApplication(db, row.id, { enabled: enabled ? 1 : 0, bumpCredentials: true }, now);
+  if ((row.enabled === 1) !== enabled) {
+    await audited(db, row.company_id, row.client_id, enabled ? 'application.enabled' : 'application.disabled', {}, now, actor,
+      (trx) => updateApplication(trx, row.id, { enabled: enabled ? 1 : 0, bumpCredentials: true }, now));
+  }
   return (await findApplicationByClientId(db, clientId))!;
 }
 
-export async function setApplicationTokenLifetime(db: Db, clientId: string, seconds: number, now: number): Promise<void> {
+export async function setApplicationTokenLifetime(db: Db, clientId: string, seconds: number, now: number, actor = CLI_OPERATOR): Promise<void> {
   const row = await requireApplication(db, clientId);
-  await updateApplication(db, row.id, { token_lifetime: seconds }, now);
+  await audited(db, row.company_id, row.client_id, 'application.updated', { token_lifetime: seconds }, now, actor, (trx) => updateApplication(trx, row.id, { token_lifetime: seconds }, now));
 }

@@ -28,6 +28,11 @@ export interface DialectCapabilities {
    * `text` (SQLite compares text with BINARY unless told otherwise).
    */
   readonly bytewiseText: string;
+  /**
+   * How a trigger's body is written: a separate function it executes (PostgreSQL's plpgsql), or
+   * inline between `begin` and `end` (SQLite).
+   */
+  readonly triggerBody: 'function' | 'inline';
 }
 
 export const sqliteCapabilities: DialectCapabilities = Object.freeze({
@@ -39,6 +44,7 @@ export const sqliteCapabilities: DialectCapabilities = Object.freeze({
   arrayParameters: false,
   serialKey: 'autoincrement',
   bytewiseText: 'text',
+  triggerBody: 'inline',
 });
 
 export const postgresCapabilities: DialectCapabilities = Object.freeze({
@@ -50,4 +56,5 @@ export const postgresCapabilities: DialectCapabilities = Object.freeze({
   arrayParameters: true,
   serialKey: 'bigserial',
   bytewiseText: 'text collate "C"',
+  triggerBody: 'function',
 });

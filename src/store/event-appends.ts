@@ -9,7 +9,9 @@
  * SQLite writers take turns anyway; the same code runs.
  */
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type { AuditDraft } from '../domain/audit-chain.js';
 import type { EventDraft } from '../domain/events.js';
+import { appendAuditEntries } from './audit-queries.js';
 import type { Db } from './schema.js';
 
 /** Rows per INSERT: 9 columns × 1,000 stays below SQLite's bound-parameter limit. */
@@ -24,6 +26,7 @@ type HeldAppend = { readonly events: readonly EventDraft[]; readonly now: number
  */
 class HeldAppends implements KyselyPlugin {
   readonly appends: HeldAppend[] = [];
+  readonly audits: { readonly drafts: readonly AuditDraft[]; readonly now: number }[] = [];
   open = true;
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -77,7 +80,20 @@ export async function appendEventsLast<T>(trx: Db, work: (held: Db) => Promise<T
     held.open = false;
   }
   await writeEvents(trx, held.appends);
+  for (const { drafts, now } of held.audits) await appendAuditEntries(trx, drafts, now);
   return result;
+}
+
+/**
+ * Audit entries of a change that also appends events: held like them to the end of a shared
+ * transaction (their chain's head is a lock too), written after them, so every writer takes the
+ * event counter before any audit head.
+ */
+export async function appendAuditWithEvents(db: Db, drafts: readonly AuditDraft[], now: number): Promise<void> {
+  if (drafts.length === 0) return;
+  const held = heldAppendsOf(db);
+  if (held !== undefined) held.audits.push({ drafts, now });
+  else await appendAuditEntries(db, drafts, now);
 }
 
 async function writeEvents(trx: Db, appends: readonly HeldAppend[]): Promise<void> {

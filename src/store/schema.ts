@@ -396,6 +396,28 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** An audit entry (migration 0028; src/domain/audit-chain.ts): never updated nor deleted. */
+export interface AuditEntriesTable {
+  chain: string;
+  seq: number;
+  at: number;
+  actor_kind: string;
+  actor_id: string;
+  action: string;
+  target: string | null;
+  outcome: string;
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** Each audit chain's last entry, locked while entries are added. */
+export interface AuditChainsTable {
+  chain: string;
+  seq: number;
+  hash: string;
+}
+
 /** A console sign-in (migration 0016): the browser holds the id, the table only its SHA-256. */
 export interface ConsoleSessionsTable {
   id_hash: string;
@@ -447,6 +469,8 @@ export interface Database {
   simulation_state: SimulationStateTable;
   geofences: GeofencesTable;
   geofence_revisions: GeofenceRevisionsTable;
+  audit_entries: AuditEntriesTable;
+  audit_chains: AuditChainsTable;
 }
 
 /** The query builder over these tables: the database, or a transaction on it. */

@@ -80,6 +80,10 @@ export const errors = Object.freeze({
   eventVinInvalid: entry('TLM_EVENT_VIN_INVALID', 400, 'vin must be a 17-character VIN.'),
   tooManyEventStreams: entry('TLM_TOO_MANY_EVENT_STREAMS', 429, 'Too many event streams open for this application (at most {max}).'),
 
+  // GET /audit (an addition: the audit trail)
+  auditCursorInvalid: entry('TLM_AUDIT_CURSOR_INVALID', 400, 'Invalid cursor: use a next_cursor of this audit trail.'),
+  auditLimitInvalid: entry('TLM_AUDIT_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 500 entries.'),
+
   // /webhook-endpoints (D12, OPERATIONS.md "Events")
   webhookUrlInvalid: entry('TLM_WEBHOOK_URL_INVALID', 400, 'url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS).'),
   webhookUrlRefused: entry('TLM_WEBHOOK_URL_REFUSED', 400, 'url points where webhooks may not go: {reason}.'),

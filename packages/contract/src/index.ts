@@ -34,6 +34,7 @@ export {
   DEFAULT_EVENTS_PAGE, EVENT_TYPES, EventEnvelope, EventsPage, EventsQuery, EventStreamQuery, isEventType, MAX_EVENTS_PAGE,
   type EventType, type ServiceEvent,
 } from './schemas/events.js';
+export { AuditEntry, AuditPage, AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from './schemas/audit.js';
 export { ALERT_RULE_KINDS, AlertRule, AlertRuleParams, AlertRuleRequestShape, SCHEDULE_DAYS } from './schemas/alert-rules.js';
 export { EVENT_DATA_SCHEMAS, eventSchema, webhooksSection } from './schemas/event-types.js';
 export {

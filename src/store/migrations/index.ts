@@ -27,6 +27,7 @@ import { alertRulesMigration } from './0024-alert-rules.js';
 import { alertStatesMigration } from './0025-alert-states.js';
 import { silenceDueMigration } from './0026-silence-due.js';
 import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
+import { auditTrailMigration } from './0028-audit-trail.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -61,6 +62,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0025-alert-states': alertStatesMigration,
     '0026-silence-due': silenceDueMigration,
     '0027-watch-cursor-version': watchCursorVersionMigration,
+    '0028-audit-trail': auditTrailMigration(capabilities),
   });
 }
 

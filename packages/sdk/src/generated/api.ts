@@ -282,6 +282,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the company's audit trail
+         * @description Newest first; pass next_cursor as `before` for older entries. Every entry is chained to the one before by a hash (`telematics admin audit verify` checks the chain). See docs/audit.md.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/stream": {
         parameters: {
             query?: never;
@@ -2553,6 +2573,116 @@ export interface operations {
             };
             /** @description - `TLM_EVENT_CURSOR_EXPIRED`: `Cursor expired: events after it are no longer kept. Start again without a cursor.` */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description A next_cursor of an earlier page: the entries before it (older) */
+                before?: string;
+                /** @description One action (`command.created`), or a prefix ending in "." (`command.`) */
+                action?: string;
+                /** @description Only what this actor did: an application's client id or a user's id */
+                actor?: string;
+                /** @description Only entries about this target (a VIN, a command or geofence id, …) */
+                target?: string;
+                /** @description Entries at or after this instant (the interface's date formats) */
+                since?: string;
+                /** @description Entries at or before this instant */
+                until?: string;
+                /** @description 1 to 500, default 100 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        data: {
+                            /** @description Its number in the company's chain, from 1 */
+                            seq: number;
+                            /** @description When, YYYY-MM-DDTHH:MM:SS.sss-03:00 */
+                            at: string;
+                            actor: {
+                                /** @enum {string} */
+                                kind: "application" | "user" | "operator" | "system";
+                                /** @description Client id, user id, operator name or `service` */
+                                id: string;
+                            };
+                            /** @description What was done, `<thing>.<act>`: see docs/audit.md for the list */
+                            action: string;
+                            target: string | null;
+                            /** @description `success`, `failure`, or a command's status */
+                            outcome: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The hash of the entry before it (64 zeros for the first) */
+                            prev_hash: string;
+                            /** @description SHA-256 over prev_hash and this entry's fields (docs/audit.md) */
+                            hash: string;
+                        }[];
+                        /** @description Pass as `before` for older entries; null at the first entry */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_AUDIT_CURSOR_INVALID`: `Invalid cursor: use a next_cursor of this audit trail.`
+             *     - `TLM_AUDIT_LIMIT_INVALID`: `limit must be an integer from 1 to 500 entries.`
+             *     - `TLM_INVALID_DATE`: `Invalid {field}: use {formats}.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -44,6 +44,8 @@ export const ERRORS = [
   {"code":"TLM_EVENT_LIMIT_INVALID","status":400,"text":"limit must be an integer from 1 to 500."},
   {"code":"TLM_EVENT_VIN_INVALID","status":400,"text":"vin must be a 17-character VIN."},
   {"code":"TLM_TOO_MANY_EVENT_STREAMS","status":429,"text":"Too many event streams open for this application (at most {max})."},
+  {"code":"TLM_AUDIT_CURSOR_INVALID","status":400,"text":"Invalid cursor: use a next_cursor of this audit trail."},
+  {"code":"TLM_AUDIT_LIMIT_INVALID","status":400,"text":"limit must be an integer from 1 to 500 entries."},
   {"code":"TLM_WEBHOOK_URL_INVALID","status":400,"text":"url must be an absolute https URL of at most 2048 characters, without user name, password or fragment (plain http only on networks the operator allows with --webhook-allow-cidr or TELEMATICS_WEBHOOK_ALLOW_CIDRS)."},
   {"code":"TLM_WEBHOOK_URL_REFUSED","status":400,"text":"url points where webhooks may not go: {reason}."},
   {"code":"TLM_WEBHOOK_EVENT_TYPES_INVALID","status":400,"text":"event_types must be a non-empty list of event types, or [\"*\"]."},
