@@ -1,4 +1,5 @@
 /** The audit trail's statements: appending under each chain's head lock, paging, and reading a chain whole. */
+import { sql } from 'kysely';
 import { chainEntries, chainOf, GENESIS_HASH, type AuditDraft, type AuditEntry } from '../domain/audit-chain.js';
 // Not connection.ts nor in-transaction.ts: event-appends.ts imports this file, and they import it back.
 import type { AuditEntriesTable, Db } from './schema.js';
@@ -57,7 +58,9 @@ export interface AuditFilter {
 export async function listAuditEntries(db: Db, chain: string, filter: AuditFilter): Promise<{ entries: AuditEntry[]; hasMore: boolean }> {
   let q = db.selectFrom('audit_entries').selectAll().where('chain', '=', chain);
   if (filter.beforeSeq !== undefined) q = q.where('seq', '<', filter.beforeSeq);
-  if (filter.action !== undefined) q = filter.action.endsWith('.') ? q.where('action', 'like', `${filter.action.replace(/[%_\\]/g, '')}%`) : q.where('action', '=', filter.action);
+  const action = filter.action;
+  // A prefix by its length, not LIKE: names hold `_`, which LIKE reads as a wildcard.
+  if (action !== undefined) q = action.endsWith('.') ? q.where(sql<string>`substr(action, 1, ${action.length})`, '=', action) : q.where('action', '=', action);
   if (filter.actorId !== undefined) q = q.where('actor_id', '=', filter.actorId);
   if (filter.target !== undefined) q = q.where('target', '=', filter.target);
   if (filter.since !== undefined) q = q.where('at', '>=', filter.since);

@@ -114,6 +114,15 @@ describe.each(DATABASE_KINDS)('audit trail on %s', (kind) => {
     expect(theirs.some((e: { target: string }) => e.target === VIN)).toBe(false);
   });
 
+  it('when an application registers and removes a webhook endpoint, then both are entries naming the endpoint, without its secret', async () => {
+    const hook = await svc.request('POST', '/webhook-endpoints', { headers: alpha, json: { url: 'http://127.0.0.1:9/hook', event_types: ['*'] } });
+    expect(hook.status, hook.text).toBe(201);
+    expect((await svc.request('DELETE', `/webhook-endpoints/${hook.body.id}`, { headers: alpha })).status).toBe(204);
+    const entries = (await audit('?action=webhook_endpoint.')).body.data;
+    expect(entries.map((e: { action: string; target: string }) => `${e.action} ${e.target}`)).toEqual([`webhook_endpoint.deleted ${hook.body.id}`, `webhook_endpoint.created ${hook.body.id}`]);
+    expect(JSON.stringify(entries)).not.toContain(hook.body.secret);
+  });
+
   it('when the query is malformed, then 400 with the catalogue\'s text, and without a token 401', async () => {
     expect((await audit('?limit=0')).body).toEqual({ detail: 'limit must be an integer from 1 to 500 entries.' });
     expect((await audit('?limit=abc')).status).toBe(400);

@@ -1,3 +1,4 @@
+import { auditedChange } from '../audited-change.js';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -40,7 +41,7 @@ export function endpointCollectionRoutes(deps: WebhookDeps, logger: FastifyBaseL
         },
       },
     }, async (request, reply) => {
-      const created = await createEndpoint(deps, ownerOf(request), request.body);
+      const created = await auditedChange(deps.store, request, 'webhook_endpoint.created', (e) => e.id, () => createEndpoint(deps, ownerOf(request), request.body));
       verifySoon(created.id);
       return reply.code(201).send(created);
     });

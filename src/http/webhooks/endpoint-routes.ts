@@ -1,3 +1,4 @@
+import { auditedChange } from '../audited-change.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -19,7 +20,7 @@ export function endpointRoutes(deps: WebhookDeps): FastifyPluginAsync {
     app.delete('/webhook-endpoints/:id', {
       schema: { operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint', description: 'What it had not received yet is not sent.', tags: ['webhooks'], security: bearerSecurity, params: EndpointParams, response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(ONE_ENDPOINT) } },
     }, async (request, reply) => {
-      await removeEndpoint(deps, ownerOf(request), request.params.id);
+      await auditedChange(deps.store, request, 'webhook_endpoint.deleted', () => request.params.id, () => removeEndpoint(deps, ownerOf(request), request.params.id));
       return reply.code(204).send(null);
     });
   };

@@ -1,3 +1,4 @@
+import { auditedChange } from '../audited-change.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -28,7 +29,7 @@ export function rotateSecretRoute(deps: WebhookDeps): FastifyPluginAsync {
       // The body is optional: none, or an object with previous_secret_expires_in.
       const body = request.body;
       if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw new ServiceError(errors.webhookRotationInvalid);
-      return rotateSecret(deps, ownerOf(request), request.params.id, (body ?? undefined) as Readonly<Record<string, unknown>> | undefined);
+      return auditedChange(deps.store, request, 'webhook_endpoint.rotated', () => request.params.id, () => rotateSecret(deps, ownerOf(request), request.params.id, (body ?? undefined) as Readonly<Record<string, unknown>> | undefined));
     });
   };
 }
