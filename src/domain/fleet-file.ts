@@ -3,6 +3,7 @@
  * collects every problem, each naming the entry it is about (`companies[0].vehicles[2].vin`), so
  * an operator can fix a file in one pass; nothing is applied while any problem remains.
  */
+import { ALL_SCOPES_TEXT, readScopeList, SCOPES, scopeListProblem, type Scope } from './scopes.js';
 import { DATAPOINT_NAMES } from './datapoints.js';
 import { COMMAND_NAMES } from './command-catalogue.js';
 import type { NameSet } from './capabilities.js';
@@ -38,6 +39,8 @@ export interface FleetApplication {
   readonly signSecret: string | undefined;
   readonly tokenLifetime: number | undefined;
   readonly enabled: boolean | undefined;
+  /** `*` or scope names (domain/scopes.ts); undefined: every scope for a new entry, unchanged for an existing one. */
+  readonly scopes: readonly Scope[] | '*' | undefined;
 }
 export interface FleetVehicle {
   readonly vin: string;
@@ -226,7 +229,7 @@ function readDevice(r: Reader, value: Json, path: string): VehicleDevice | null 
 }
 
 function readApplication(r: Reader, value: Json, path: string): FleetApplication {
-  const o = r.object(value, path, ['name', 'client_id', 'client_secret', 'sign_secret', 'token_lifetime', 'enabled']) ?? {};
+  const o = r.object(value, path, ['name', 'client_id', 'client_secret', 'sign_secret', 'token_lifetime', 'enabled', 'scopes']) ?? {};
   const clientId = r.optionalText(o.client_id, `${path}.client_id`);
   if (clientId !== undefined && !IDENTIFIER_PATTERN.test(clientId)) r.problem(`${path}.client_id`, `"${clientId}" is invalid (${IDENTIFIER_RULE})`);
   if (o.enabled !== undefined && typeof o.enabled !== 'boolean') r.problem(`${path}.enabled`, 'must be true or false');
@@ -237,7 +240,24 @@ function readApplication(r: Reader, value: Json, path: string): FleetApplication
     signSecret: r.secret(o.sign_secret, `${path}.sign_secret`),
     tokenLifetime: r.optionalInteger(o.token_lifetime, `${path}.token_lifetime`, MIN_TOKEN_LIFETIME, MAX_TOKEN_LIFETIME),
     enabled: typeof o.enabled === 'boolean' ? o.enabled : undefined,
+    scopes: readScopes(r, o.scopes, `${path}.scopes`),
   };
+}
+
+/** `"*"`, `["*"]` or a list of known scope names. */
+function readScopes(r: Reader, value: Json, path: string): readonly Scope[] | '*' | undefined {
+  if (value === undefined) return undefined;
+  const names = value === ALL_SCOPES_TEXT ? [ALL_SCOPES_TEXT] : value;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
+    r.problem(path, `must be "*" or a list of scope names (${SCOPES.join(', ')})`);
+    return undefined;
+  }
+  const problem = scopeListProblem(names);
+  if (problem !== undefined) {
+    r.problem(path, problem);
+    return undefined;
+  }
+  return readScopeList(names).scopes;
 }
 
 function readSim(r: Reader, value: Json, path: string): VehicleSimSettings | null | undefined {

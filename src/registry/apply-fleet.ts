@@ -9,6 +9,7 @@
  * differs from the stored one is a problem unless `replaceSecrets` is set, so re-applying an old
  * file cannot quietly bring back a secret the operator rotated away.
  */
+import { scopesText } from '../domain/scopes.js';
 import { randomUUID } from 'node:crypto';
 import { serializeNameSet } from '../domain/capabilities.js';
 import {
@@ -240,6 +241,7 @@ async function applyApplication(
       sign_secret_sealed: sealSignSecret(id, signSecret, keyring),
       token_lifetime: app.tokenLifetime ?? FLEET_DEFAULTS.tokenLifetime,
       enabled: (app.enabled ?? FLEET_DEFAULTS.enabled) ? 1 : 0, credentials_version: 1,
+      scopes: scopesText(app.scopes ?? '*'),
       created_at: now, updated_at: now,
     });
     if (app.clientId === undefined || app.clientSecret === undefined || app.signSecret === undefined) {
@@ -261,6 +263,7 @@ async function applyApplication(
     changes.bumpCredentials = true;
   }
   if (app.tokenLifetime !== undefined && row.token_lifetime !== app.tokenLifetime) changes.token_lifetime = app.tokenLifetime;
+  if (app.scopes !== undefined && row.scopes !== scopesText(app.scopes)) changes.scopes = scopesText(app.scopes);
   if (app.enabled !== undefined && row.enabled !== (app.enabled ? 1 : 0)) {
     changes.enabled = app.enabled ? 1 : 0;
     changes.bumpCredentials = true;

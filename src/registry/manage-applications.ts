@@ -1,6 +1,7 @@
 /** Operator actions on one application: create, rotate secrets, enable or disable. */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
+import { scopesText, type Scope } from '../domain/scopes.js';
 import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
 import {
@@ -37,6 +38,8 @@ export interface NewApplication {
   readonly companyId: string;
   readonly name: string;
   readonly tokenLifetime?: number;
+  /** Every scope when left out. */
+  readonly scopes?: readonly Scope[] | '*';
 }
 
 export async function createApplication(db: Db, keyring: Keyring, input: NewApplication, now: number, actor = CLI_OPERATOR): Promise<IssuedApplicationCredentials> {
@@ -50,6 +53,7 @@ export async function createApplication(db: Db, keyring: Keyring, input: NewAppl
     client_secret_hash: hashClientSecret(credentials.client_secret, keyring),
     sign_secret_sealed: sealSignSecret(id, credentials.sign_secret, keyring),
     token_lifetime: input.tokenLifetime ?? DEFAULT_TOKEN_LIFETIME, enabled: 1, credentials_version: 1,
+    scopes: scopesText(input.scopes ?? '*'),
     created_at: now, updated_at: now,
   }));
   return { company: input.companyId, application: input.name, ...credentials };
@@ -93,4 +97,16 @@ export async function setApplicationEnabled(db: Db, clientId: string, enabled: b
 export async function setApplicationTokenLifetime(db: Db, clientId: string, seconds: number, now: number, actor = CLI_OPERATOR): Promise<void> {
   const row = await requireApplication(db, clientId);
   await audited(db, row.company_id, row.client_id, 'application.updated', { token_lifetime: seconds }, now, actor, (trx) => updateApplication(trx, row.id, { token_lifetime: seconds }, now));
+}
+
+/**
+ * Replaces the application's scopes. The registry change reaches every process's authentication
+ * (as a rotation does), so the next request of any of its tokens is judged by the new scopes;
+ * tokens stay valid otherwise. Answers the stored text.
+ */
+export async function setApplicationScopes(db: Db, clientId: string, scopes: readonly Scope[] | '*', now: number): Promise<string> {
+  const row = await requireApplication(db, clientId);
+  const text = scopesText(scopes);
+  if (row.scopes !== text) await updateApplication(db, row.id, { scopes: text }, now);
+  return text;
 }

@@ -44,7 +44,7 @@ export function demoFleet(keyring: Keyring): Fleet {
   const [acme, globex] = demoApplications(keyring) as [DemoApplication, DemoApplication];
   const sim = (profile: 'normal' | 'moving' | 'offline') => ({ profile, telemetry: true });
   const app = (name: string, a: DemoApplication) => ({
-    name, clientId: a.clientId, clientSecret: a.clientSecret, signSecret: a.signSecret, tokenLifetime: 3600, enabled: true,
+    name, clientId: a.clientId, clientSecret: a.clientSecret, signSecret: a.signSecret, tokenLifetime: 3600, enabled: true, scopes: undefined,
   });
   return {
     plans: [

@@ -34,6 +34,7 @@ export interface ApplicationChanges {
   readonly client_secret_hash?: string;
   readonly sign_secret_sealed?: string | null;
   readonly token_lifetime?: number;
+  readonly scopes?: string;
   readonly enabled?: number;
   readonly bumpCredentials?: boolean;
 }

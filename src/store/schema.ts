@@ -50,6 +50,8 @@ export interface ApplicationsTable {
   enabled: number;
   /** Bumped by every credential change; tokens carry it and fail once it moves on. */
   credentials_version: number;
+  /** `*` (every scope) or scope names separated by spaces (domain/scopes.ts); migration 0029. */
+  scopes: string;
   created_at: number;
   updated_at: number;
 }

@@ -6,6 +6,7 @@ export { errors, errorText, type ErrorEntry, type ErrorName } from './errors.js'
 export { DATAPOINTS, DATAPOINT_NAMES, datapointSpec, isKnownDatapoint, type DatapointKind, type DatapointSpec } from './datapoints.js';
 export { TRIP_DATAPOINT_NAMES, type TripDatapointName } from './trip-datapoints.js';
 export { COMMAND_NAMES, CONFIRMED_COMMANDS, isKnownCommand, type CommandName } from './command-catalogue.js';
+export { ALL_SCOPES_TEXT, isKnownScope, SCOPES, type Scope } from './scopes.js';
 export { canonicalCommandBody, SIGNATURE_PATTERN } from './command-signature.js';
 export {
   ACCEPTED_DATE_FORMATS, createSpacedLocalFormatter, formatDuration, formatIsoLocal, formatIsoWithOffset, formatSpacedLocal, parseInputDate,

@@ -42,6 +42,7 @@ function catalogue() {
     list('CONFIRMED_COMMANDS', [...contract.CONFIRMED_COMMANDS]),
     '\n/** Event types of GET /events, the stream and webhooks. */\n',
     list('EVENT_TYPES', [...contract.EVENT_TYPES]),
+    list('SCOPES', [...contract.SCOPES]),
   ].join('');
 }
 

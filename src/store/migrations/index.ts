@@ -28,6 +28,7 @@ import { alertStatesMigration } from './0025-alert-states.js';
 import { silenceDueMigration } from './0026-silence-due.js';
 import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
 import { auditTrailMigration } from './0028-audit-trail.js';
+import { applicationScopesMigration } from './0029-application-scopes.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -63,6 +64,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0026-silence-due': silenceDueMigration,
     '0027-watch-cursor-version': watchCursorVersionMigration,
     '0028-audit-trail': auditTrailMigration(capabilities),
+    '0029-application-scopes': applicationScopesMigration,
   });
 }
 
