@@ -10,6 +10,7 @@ import { findApplicationById } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
 import type { VerifiedTokenCache } from './verified-token-cache.js';
+import { scopeMaskOf, type ScopeMask } from '../domain/scopes.js';
 
 /** Who is calling: the application and its company. */
 export interface Principal {
@@ -18,6 +19,12 @@ export interface Principal {
   readonly companyId: string;
   /** The application's sealed sign-secret as read for this request (commands check signatures with it); null when it has none. */
   readonly signSecretSealed: string | null;
+  /**
+   * The application's scopes as they are now (domain/scopes.ts), not as the token was issued: a
+   * change of scopes applies to the next request, as a rotation does (the registry change sends
+   * every remembered caller through this check again).
+   */
+  readonly scopes: ScopeMask;
 }
 
 /**
@@ -54,7 +61,7 @@ export async function authenticateBearer(
     if (app.credentials_version !== claims.credentialsVersion || app.company_id !== claims.companyId || app.client_id !== claims.clientId) {
       return { rejected: new ServiceError(errors.invalidToken), reason: 'credentials changed since the token was issued' };
     }
-    const principal = { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed };
+    const principal = { applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed, scopes: scopeMaskOf(app.scopes) };
     return { principal, expiresAt: claims.expiresAt };
   } catch (error) {
     if (error instanceof TokenRejected) return { rejected: new ServiceError(errors.invalidToken), reason: error.message };

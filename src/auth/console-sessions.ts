@@ -20,6 +20,7 @@ import {
 } from '../store/console-sessions-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { openSignSecret, type OpenedSignSecrets } from '../registry/application-secrets.js';
+import { scopeMaskOf } from '../domain/scopes.js';
 import type { Principal } from './authenticate-bearer.js';
 import { verifyClientCredentials } from './exchange-client-credentials.js';
 
@@ -46,8 +47,9 @@ export interface OpenedSession extends ResolvedSession {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-const principalOf = (app: { id: string; client_id: string; company_id: string; sign_secret_sealed: string | null }): Principal => ({
-  applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed,
+/** A session is its application's: it has the application's scopes, read again with the application on every request. */
+const principalOf = (app: { id: string; client_id: string; company_id: string; sign_secret_sealed: string | null; scopes: string }): Principal => ({
+  applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed, scopes: scopeMaskOf(app.scopes),
 });
 
 /** The application's current sign-secret, or undefined when it has none (or it cannot be opened). */

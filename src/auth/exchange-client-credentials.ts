@@ -8,6 +8,7 @@ import type { Db } from '../store/connection.js';
 import { findApplicationByClientId, refreshClientSecretHash, type ApplicationRow } from '../store/applications-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashNeedsRefresh, hashSecret, verifySecret } from '../security/secret-hash.js';
+import { scopeClaimOf, scopeMaskOf } from '../domain/scopes.js';
 import { issueAccessToken, type TokenSettings } from '../security/access-tokens.js';
 
 export interface IssuedToken {
@@ -37,7 +38,7 @@ export async function exchangeClientCredentials(
 ): Promise<IssuedToken> {
   const app = await verifyClientCredentials(db, keyring, clientId, clientSecret);
   const token = await issueAccessToken(
-    { clientId: app.client_id, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: app.token_lifetime },
+    { clientId: app.client_id, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: app.token_lifetime, scope: scopeClaimOf(scopeMaskOf(app.scopes)) },
     now, keyring.jwt, settings,
   );
   return { token, expiration: app.token_lifetime };

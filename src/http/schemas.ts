@@ -17,8 +17,8 @@ export const noSecurity = [];
 const SERVER_ERRORS: readonly ErrorName[] = ['internal', 'unavailable'];
 /** What a route with a JSON body may answer before its own checks run. */
 export const JSON_BODY_ERRORS: readonly ErrorName[] = ['malformedJson', 'invalidRequest', 'bodyTooLarge', 'unsupportedMediaType'];
-/** What the bearer authentication answers. */
-export const AUTH_ERRORS: readonly ErrorName[] = ['notAuthenticated', 'invalidToken'];
+/** What the bearer authentication answers, and the scope check after it (every bearer route requires one scope). */
+export const AUTH_ERRORS: readonly ErrorName[] = ['notAuthenticated', 'invalidToken', 'insufficientScope'];
 /**
  * What any request may be answered before a route is chosen; listed on the routes that refuse
  * nothing of their own (probes, metrics), so no operation reads as if it could not fail.

@@ -1,7 +1,9 @@
 /**
  * Bearer tokens of D3: HS256 JWTs with `kid`, `iss`, `aud`, `iat`, `exp`, `jti`, `typ: at+jwt`.
  * `sub` is the client id; private claims carry the company, the application and the application's
- * credentials version (bumped by secret rotation, so older tokens stop working).
+ * credentials version (bumped by secret rotation, so older tokens stop working); `scope` lists the
+ * application's scopes at issue (RFC 9068), for the client to read: what a request may do is
+ * judged on the application's scopes at that request.
  * Verification pins the algorithm, issuer, audience and type; `alg: none`, other algorithms and
  * unknown `kid`s are refused by construction.
  */
@@ -20,6 +22,8 @@ export interface TokenSubject {
   readonly companyId: string;
   readonly credentialsVersion: number;
   readonly lifetimeSeconds: number;
+  /** The `scope` claim (RFC 9068): the application's scopes when the token was issued, space-separated. */
+  readonly scope: string;
 }
 
 export interface TokenClaims {
@@ -36,7 +40,7 @@ const TOKEN_TYPE = 'at+jwt';
 export async function issueAccessToken(subject: TokenSubject, nowMs: number, keys: readonly SecretKey[], settings: TokenSettings): Promise<string> {
   const key = currentKey(keys);
   const iat = Math.floor(nowMs / 1000);
-  return new SignJWT({ cid: subject.companyId, aid: subject.applicationId, ver: subject.credentialsVersion })
+  return new SignJWT({ cid: subject.companyId, aid: subject.applicationId, ver: subject.credentialsVersion, scope: subject.scope })
     .setProtectedHeader({ alg: ALGORITHM, kid: key.id, typ: TOKEN_TYPE })
     .setSubject(subject.clientId)
     .setIssuer(settings.issuer)

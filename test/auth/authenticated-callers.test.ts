@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthenticatedCallers } from '../../src/auth/authenticated-callers.js';
 import { RegistryChanges } from '../../src/store/registry-changes.js';
 
-const principal = { applicationId: 'app-1', clientId: 'client-1', companyId: 'acme', signSecretSealed: null };
+const principal = { applicationId: 'app-1', clientId: 'client-1', companyId: 'acme', signSecretSealed: null, scopes: 0 };
 const T = Date.UTC(2026, 10, 27, 12);
 const HEADER = 'Bearer abc.def.ghi';
 

@@ -63,7 +63,7 @@ describe.each(DATABASE_KINDS)('authorization matrix on %s', (kind) => {
     const mint = async (clientId: string, issuedAt: number) => {
       const app = await appOf(clientId);
       return `Bearer ${await issueAccessToken({
-        clientId, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: 3600,
+        clientId, applicationId: app.id, companyId: app.company_id, credentialsVersion: app.credentials_version, lifetimeSeconds: 3600, scope: '',
       }, issuedAt, svc.keyring.jwt, svc.tokenSettings)}`;
     };
     identities['another company'] = { authorization: `Bearer ${await svc.token('beta-ops', SECRETS.betaOps.client)}`, signSecret: SECRETS.betaOps.sign };

@@ -22,6 +22,7 @@ import { vehicleTripsRoute } from '../vehicle-trips-route.js';
 import { alertsRoute } from './alerts-route.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionHook, sessionMayCommand } from './session-hook.js';
+import { declareRouteScopes, requireRouteScope } from '../scope-hook.js';
 
 export const CONSOLE_API_PREFIX = '/console/api';
 const COMMAND_ROUTE = `${CONSOLE_API_PREFIX}/vehicle-command`;
@@ -31,6 +32,9 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
   const signSecrets = new OpenedSignSecrets(deps.keyring);
   return async (api) => {
     api.addHook('onRequest', sessionHook(deps.store, signSecrets, deps.clock, settings.sessions));
+    // The session's principal has its application's scopes: the same routes need the same ones.
+    api.addHook('onRequest', requireRouteScope);
+    declareRouteScopes(api, CONSOLE_API_PREFIX);
     api.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
     });
@@ -52,6 +56,6 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     await api.register(alertRuleRoutes(deps));
     await api.register(alertsRoute(deps));
-    api.all('/*', async () => { throw new ServiceError(errors.notFound); });
+    api.all('/*', { config: { noScope: true } }, async () => { throw new ServiceError(errors.notFound); });
   };
 }
