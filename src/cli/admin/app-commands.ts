@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME, MIN_TOKEN_LIFETIME } from '../../domain/vehicle.js';
+import { readScopeList, scopeListProblem, SCOPES, type Scope } from '../../domain/scopes.js';
 import {
-  createApplication, RegistryError, rotateApplicationSecrets, setApplicationEnabled, setApplicationTokenLifetime, type SecretKind,
+  createApplication, RegistryError, rotateApplicationSecrets, setApplicationEnabled, setApplicationScopes, setApplicationTokenLifetime, type SecretKind,
 } from '../../registry/manage-applications.js';
 import type { IssuedApplicationCredentials } from '../../registry/issued-credentials.js';
 import { listApplications } from '../../store/applications-queries.js';
@@ -23,6 +24,14 @@ function tokenLifetime(value: string): number {
   return n;
 }
 
+/** `--scopes vehicles:read,trips:read` (commas or spaces) or `--scopes '*'`. */
+export function scopesOption(value: string): readonly Scope[] | '*' {
+  const names = value.split(/[\s,]+/).filter((n) => n !== '');
+  const problem = scopeListProblem(names);
+  if (problem !== undefined) throw new UsageError(`--scopes ${problem}`);
+  return readScopeList(names).scopes;
+}
+
 /** Registry errors are operator mistakes: one line, exit 1. */
 async function asUsage<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -40,10 +49,12 @@ export function registerAppCommands(admin: Command): void {
     .requiredOption('--company <id>', 'company id')
     .requiredOption('--name <name>', 'application name, unique within the company')
     .option('--token-lifetime <seconds>', 'token lifetime (default 3600)')
+    .option('--scopes <list>', `scopes, comma-separated, or '*' for every scope (default '*'): ${SCOPES.join(', ')}`)
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
       const lifetime = opts.tokenLifetime === undefined ? undefined : tokenLifetime(opts.tokenLifetime);
+      const scopes = opts.scopes === undefined ? undefined : scopesOption(opts.scopes);
       const credentials = await asUsage(() => createApplication(ctx.store.db, ctx.keyring(), {
-        companyId: opts.company!, name: opts.name!, ...(lifetime === undefined ? {} : { tokenLifetime: lifetime }),
+        companyId: opts.company!, name: opts.name!, ...(lifetime === undefined ? {} : { tokenLifetime: lifetime }), ...(scopes === undefined ? {} : { scopes }),
       }, Date.now()));
       printCredentials(ctx.output, credentials);
     }));
@@ -53,9 +64,9 @@ export function registerAppCommands(admin: Command): void {
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
       const rows = (await listApplications(ctx.store.db, opts.company)).map((a) => ({
         company: a.company_id, name: a.name, client_id: a.client_id, enabled: a.enabled === 1,
-        token_lifetime: a.token_lifetime, has_sign_secret: a.sign_secret_sealed !== null,
+        token_lifetime: a.token_lifetime, has_sign_secret: a.sign_secret_sealed !== null, scopes: a.scopes,
       }));
-      emit(ctx.output, rows, () => table(rows, ['company', 'name', 'client_id', 'enabled', 'token_lifetime', 'has_sign_secret']));
+      emit(ctx.output, rows, () => table(rows, ['company', 'name', 'client_id', 'enabled', 'token_lifetime', 'has_sign_secret', 'scopes']));
     }));
 
   withStoreOptions(app.command('rotate-secret').description('replace secrets (printed once); earlier tokens stop working'))
@@ -80,10 +91,19 @@ export function registerAppCommands(admin: Command): void {
 
   withStoreOptions(app.command('set').description('change an application\'s settings'))
     .requiredOption('--client-id <id>', 'the application')
-    .requiredOption('--token-lifetime <seconds>', 'lifetime of tokens issued from now on')
+    .option('--token-lifetime <seconds>', 'lifetime of tokens issued from now on')
+    .option('--scopes <list>', `the scopes from the next request on, comma-separated, or '*': ${SCOPES.join(', ')}`)
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      const seconds = tokenLifetime(opts.tokenLifetime!);
-      await asUsage(() => setApplicationTokenLifetime(ctx.store.db, opts.clientId!, seconds, Date.now()));
-      emit(ctx.output, { client_id: opts.clientId, token_lifetime: seconds }, () => `${opts.clientId}: token lifetime ${seconds} s`);
+      if (opts.tokenLifetime === undefined && opts.scopes === undefined) throw new UsageError('name what to change: --token-lifetime and/or --scopes');
+      const seconds = opts.tokenLifetime === undefined ? undefined : tokenLifetime(opts.tokenLifetime);
+      const scopes = opts.scopes === undefined ? undefined : scopesOption(opts.scopes);
+      const now = Date.now();
+      if (seconds !== undefined) await asUsage(() => setApplicationTokenLifetime(ctx.store.db, opts.clientId!, seconds, now));
+      const stored = scopes === undefined ? undefined : await asUsage(() => setApplicationScopes(ctx.store.db, opts.clientId!, scopes, now));
+      const result = { client_id: opts.clientId, ...(seconds === undefined ? {} : { token_lifetime: seconds }), ...(stored === undefined ? {} : { scopes: stored }) };
+      emit(ctx.output, result, () => [
+        ...(seconds === undefined ? [] : [`${opts.clientId}: token lifetime ${seconds} s`]),
+        ...(stored === undefined ? [] : [`${opts.clientId}: scopes ${stored}`]),
+      ].join('\n'));
     }));
 }
