@@ -3,6 +3,7 @@ import { AuthenticatedCallers } from '../auth/authenticated-callers.js';
 import { authenticateBearer, type Principal } from '../auth/authenticate-bearer.js';
 import { VerifiedTokenCache } from '../auth/verified-token-cache.js';
 import type { AppDeps } from './app-deps.js';
+import { hasScope, type Scope } from '../domain/scopes.js';
 import { sendError } from './error-handler.js';
 
 const PRINCIPAL = Symbol('principal');
@@ -43,11 +44,15 @@ export function authenticateHook(deps: AppDeps): onRequestHookHandler {
 /**
  * Whether a request with `header` would be let through now, by the same check as the hook (a
  * verified-token cache of its own, the application read through the registry cache): for what outlives its
- * request, an event stream.
+ * request, an event stream. With `scope`, the application must also still hold it (scopes.ts): a
+ * stream stops once its scope is taken away, as it does once its credentials are.
  */
-export function stillAuthenticated(deps: AppDeps): (header: string | undefined) => Promise<boolean> {
+export function stillAuthenticated(deps: AppDeps, scope?: Scope): (header: string | undefined) => Promise<boolean> {
   const verified = new VerifiedTokenCache();
-  return async (header) => !('rejected' in await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, header, deps.clock.now(), verified));
+  return async (header) => {
+    const outcome = await authenticateBearer(deps.store, deps.keyring, deps.tokenSettings, header, deps.clock.now(), verified);
+    return !('rejected' in outcome) && (scope === undefined || hasScope(outcome.principal.scopes, scope));
+  };
 }
 
 /** For another way in (the console's session): the caller the routes behind it will see. */

@@ -38,7 +38,7 @@ export function eventStreamRoute(deps: AppDeps): FastifyPluginAsync {
     const open = new OpenEventStreams({
       perApplication: settings.perApplication,
       recheckMs: settings.recheckMs,
-      stillAuthenticated: stillAuthenticated(deps),
+      stillAuthenticated: stillAuthenticated(deps, 'events:read'),
       onError: (error) => deps.logger.error({ err: error }, 'open event streams could not be checked again; retrying'),
     });
     // Streams never end by themselves: close them, or closing the server would wait for them.
