@@ -42,6 +42,7 @@ function catalogue() {
     list('CONFIRMED_COMMANDS', [...contract.CONFIRMED_COMMANDS]),
     '\n/** Event types of GET /events, the stream and webhooks. */\n',
     list('EVENT_TYPES', [...contract.EVENT_TYPES]),
+    '\n/** Scopes an application\'s credentials may carry; each bearer route requires one (the token\'s `scope` claim lists them). */\n',
     list('SCOPES', [...contract.SCOPES]),
   ].join('');
 }

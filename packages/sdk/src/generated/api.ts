@@ -1790,6 +1790,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
             500: {
                 headers: {
@@ -1838,6 +1847,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1931,6 +1949,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2033,6 +2060,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
             500: {
                 headers: {
@@ -2098,6 +2134,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2210,7 +2255,8 @@ export interface operations {
                 };
             };
             /**
-             * @description - `TLM_SIGN_SECRET_NOT_FOUND`: `Sign-secret not found.`
+             * @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.`
+             *     - `TLM_SIGN_SECRET_NOT_FOUND`: `Sign-secret not found.`
              *     - `TLM_SIGNATURE_INVALID`: `X-Signature invalid.`
              */
             403: {
@@ -2360,7 +2406,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description - `TLM_ACCESS_DENIED`: `Access denied.` */
+            /**
+             * @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.`
+             *     - `TLM_ACCESS_DENIED`: `Access denied.`
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,6 +2526,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
             500: {
                 headers: {
@@ -2564,6 +2622,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2763,6 +2830,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_EVENT_CURSOR_EXPIRED`: `Cursor expired: events after it are no longer kept. Start again without a cursor.` */
             410: {
                 headers: {
@@ -2836,6 +2912,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2925,6 +3010,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3022,6 +3116,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_WEBHOOK_ENDPOINT_NOT_FOUND`: `Webhook endpoint not found.` */
             404: {
                 headers: {
@@ -3086,6 +3189,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3172,6 +3284,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3296,6 +3417,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_WEBHOOK_ENDPOINT_NOT_FOUND`: `Webhook endpoint not found.` */
             404: {
                 headers: {
@@ -3385,6 +3515,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3500,6 +3639,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3630,6 +3778,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_WEBHOOK_ENDPOINT_NOT_FOUND`: `Webhook endpoint not found.` */
             404: {
                 headers: {
@@ -3723,6 +3880,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
             500: {
                 headers: {
@@ -3785,6 +3951,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3867,6 +4042,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3964,6 +4148,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
             404: {
                 headers: {
@@ -4046,6 +4239,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4175,6 +4377,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_GEOFENCE_NOT_FOUND`: `Geofence not found.` */
             404: {
                 headers: {
@@ -4279,6 +4490,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4416,6 +4636,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_TOO_MANY_ALERT_RULES`: `A company may have at most {max} alert rules.` */
             409: {
                 headers: {
@@ -4523,6 +4752,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4681,6 +4919,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_ALERT_RULE_NOT_FOUND`: `Alert rule not found.` */
             404: {
                 headers: {
@@ -4763,6 +5010,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4914,6 +5170,15 @@ export interface operations {
              *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

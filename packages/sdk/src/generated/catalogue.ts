@@ -8,6 +8,7 @@ export const ERRORS = [
   {"code":"TLM_NOT_ACCEPTABLE","status":406,"text":"The Accept header must allow application/json."},
   {"code":"TLM_NOT_AUTHENTICATED","status":401,"text":"Not authenticated."},
   {"code":"TLM_INVALID_TOKEN","status":401,"text":"Invalid or expired token."},
+  {"code":"TLM_INSUFFICIENT_SCOPE","status":403,"text":"Insufficient scope: {scope} is required."},
   {"code":"TLM_VIN_NOT_FOUND","status":404,"text":"VIN not found or unauthorized access."},
   {"code":"TLM_TOO_MANY_VINS","status":400,"text":"Too many VINs provided. Maximum allowed is 20."},
   {"code":"TLM_INVALID_DATE","status":400,"text":"Invalid {field}: use {formats}."},
@@ -165,4 +166,19 @@ export const EVENT_TYPES = [
   "alert.after_hours",
   "webhook.ping",
   "webhook.verification",
+] as const;
+
+/** Scopes an application's credentials may carry; each bearer route requires one (the token's `scope` claim lists them). */
+export const SCOPES = [
+  "vehicles:read",
+  "telemetry:read",
+  "trips:read",
+  "commands:read",
+  "commands:write",
+  "events:read",
+  "webhooks:manage",
+  "geofences:read",
+  "geofences:write",
+  "alerts:read",
+  "alerts:write",
 ] as const;
