@@ -1,5 +1,5 @@
 /**
- * Scoped credentials (issue 60): the scopes, an application's set of them as a bitmask (the
+ * Scoped credentials: the scopes, an application's set of them as a bitmask (the
  * bearer check compares one number per request, nothing allocated), and which scope each route
  * behind the bearer token requires. Pure; the names are the contract's.
  */

@@ -1,5 +1,5 @@
 /**
- * Scoped credentials (issue 60): every route behind the bearer hook (and the console's session
+ * Scoped credentials: every route behind the bearer hook (and the console's session
  * hook) requires exactly one scope, looked up once when it is registered (`ROUTE_SCOPES`,
  * domain/scopes.ts; a route without one fails to register), and checked on every request after
  * authentication against the principal's bitmask: one AND, nothing allocated. A missing scope is

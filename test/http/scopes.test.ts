@@ -1,5 +1,5 @@
 /**
- * Scoped credentials (issue 60). The route list is read from the running app (its printed route
+ * Scoped credentials. The route list is read from the running app (its printed route
  * tree), so a route added behind the bearer hook is exercised here; and one without a declared
  * scope fails to register at all (last test). Each route is tried with a token of an application
  * holding exactly one scope, for every scope: the route's own lets it through (whatever it then

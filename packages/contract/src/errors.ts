@@ -26,7 +26,7 @@ export const errors = Object.freeze({
   // Bearer authentication (D2, D3)
   notAuthenticated: entry('TLM_NOT_AUTHENTICATED', 401, 'Not authenticated.'),
   invalidToken: entry('TLM_INVALID_TOKEN', 401, 'Invalid or expired token.'),
-  // Scoped credentials (issue 60): the token's application lacks the route's scope.
+  // Scoped credentials: the token's application lacks the route's scope.
   insufficientScope: entry('TLM_INSUFFICIENT_SCOPE', 403, 'Insufficient scope: {scope} is required.'),
 
   // Vehicles (interface, D10)

@@ -1,5 +1,5 @@
 /**
- * Scopes an application's credentials carry (issue 60): each route behind the bearer token needs
+ * Scopes an application's credentials carry: each route behind the bearer token needs
  * exactly one of them, and its token says which it was issued with (the `scope` claim, space
  * separated as RFC 9068). `*` in the fleet file or the CLI means every scope.
  */

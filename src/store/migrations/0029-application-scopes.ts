@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * The scopes an application's credentials carry (issue 60): `*` (every scope) or scope names
+ * The scopes an application's credentials carry: `*` (every scope) or scope names
  * separated by spaces (src/domain/scopes.ts). Applications that existed before keep every scope.
  */
 export const applicationScopesMigration: Migration = {
