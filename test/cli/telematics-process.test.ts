@@ -133,6 +133,24 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     expect((await token(served.url, created.client_id, created.client_secret)).status).toBe(401);
   });
 
+  it('when an application is created with --scopes and they are changed with app set --scopes, then its token is judged by them on the next request', async () => {
+    const created = JSON.parse((await cli('admin', 'app', 'create', '--company', 'acme', '--name', 'scoped-app', '--scopes', 'trips:read,events:read', '--json')).stdout);
+    const issued = await token(served.url, created.client_id, created.client_secret);
+    const auth = { authorization: `Bearer ${issued.body.token}` };
+    const refused = await fetch(`${served.url}/vehicle`, { headers: auth });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ detail: 'Insufficient scope: vehicles:read is required.' });
+    const listed = JSON.parse((await cli('admin', 'app', 'list', '--company', 'acme', '--json')).stdout);
+    expect(listed.find((a: { client_id: string }) => a.client_id === created.client_id).scopes).toBe('trips:read events:read');
+
+    expect(JSON.parse((await cli('admin', 'app', 'set', '--client-id', created.client_id, '--scopes', 'vehicles:read', '--json')).stdout))
+      .toEqual({ client_id: created.client_id, scopes: 'vehicles:read' });
+    expect((await fetch(`${served.url}/vehicle`, { headers: auth })).status).toBe(200);
+
+    const unknown = await cliFails('admin', 'app', 'set', '--client-id', created.client_id, '--scopes', 'vehicles:read,vehicles:write');
+    expect(unknown.stderr).toMatch(/^telematics: --scopes unknown scope "vehicles:write"/);
+  }, scaled(60_000));
+
   it('when a secret is rotated, then the new one works and the old one does not', async () => {
     const rotated = JSON.parse((await cli('admin', 'app', 'rotate-secret', '--client-id', 'beta-ops', '--only', 'client', '--json')).stdout);
     expect(Object.keys(rotated).sort()).toEqual(['application', 'client_id', 'client_secret', 'company']);
