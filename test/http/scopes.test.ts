@@ -133,6 +133,29 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
     expect(failures).toEqual([]);
   });
 
+  it('when each console route is called on a session with each single scope, then the same rule holds', async () => {
+    const signedIn = await svc.request('POST', '/console/session', {
+      json: { client_id: 'alpha-reports', client_secret: SECRETS.alphaReports.client }, headers: { 'x-telematics-console': '1' },
+    });
+    const session = { cookie: `telematics_console=${/telematics_console=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!}`, 'x-telematics-console': '1' };
+    const routes = routesOf(svc.app.printRoutes({ commonPrefix: false })).filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*'));
+    expect(routes.length).toBeGreaterThan(20);
+    const failures: string[] = [];
+    for (const scope of SCOPES) {
+      await setScopes([scope]);
+      for (const { method, path } of routes) {
+        const required = expectedScope(method, path.slice('/console/api'.length));
+        const res = await call(method, concrete(path), session);
+        const refused = res.status === 403 && JSON.stringify(res.body) === JSON.stringify(refusal(required));
+        if (scope === required ? res.status === 403 && String((res.body as { detail?: string })?.detail).startsWith('Insufficient scope') : !refused) {
+          failures.push(`${scope} on ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      }
+    }
+    await setScopes('*');
+    expect(failures).toEqual([]);
+  });
+
   it('when a refusal is answered, then it carries the RFC 6750 challenge naming the scope', async () => {
     await setScopes(['vehicles:read']);
     const res = await fetch(`${svc.url}/events`, { headers: auth });
