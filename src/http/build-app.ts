@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { authenticateHook } from './authenticate-hook.js';
-import { declareRouteScopes, requireRouteScope } from './scope-hook.js';
+import { declareRouteScopes } from './scope-hook.js';
 import { clientErrorHandlerOf, handleError, installErrorHandling } from './error-handler.js';
 import { healthRoutes } from './health-routes.js';
 import { installOpenApi } from './openapi.js';
@@ -111,7 +111,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ingestRoute(deps, ingestSummary));
   await app.register(async (protectedScope) => {
     protectedScope.addHook('onRequest', authenticateHook(deps));
-    protectedScope.addHook('onRequest', requireRouteScope);
     declareRouteScopes(protectedScope);
     await protectedScope.register(vehicleRoutes(deps));
     await protectedScope.register(vehicleDataRoute(deps));

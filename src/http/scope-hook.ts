@@ -20,9 +20,33 @@ declare module 'fastify' {
   }
 }
 
+/** The answer for each missing scope, made once. */
+const REFUSALS: ReadonlyMap<Scope, ServiceError> = new Map(SCOPES.map((s) => [s, new ServiceError(errors.insufficientScope, { scope: s })]));
+
+/**
+ * An onRequest hook requiring `scope`: route-level, so it runs after the instance's hooks (the one
+ * that sets the principal), and holds its scope in its closure (reading `request.routeOptions`
+ * would build an object a request).
+ */
+function requireScope(scope: Scope): onRequestHookHandler {
+  const refusal = REFUSALS.get(scope)!;
+  const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
+  return function requireRouteScope(request, reply, done) {
+    if (hasScope(principalOf(request).scopes, scope)) {
+      done();
+      return;
+    }
+    request.log.info({ scope }, 'token lacks the route\'s scope');
+    reply.header('www-authenticate', challenge);
+    sendError(reply, refusal);
+  };
+}
+const CHECKS: ReadonlyMap<Scope, onRequestHookHandler> = new Map(SCOPES.map((s) => [s, requireScope(s)]));
+
 /**
  * Gives each route registered in `scope` from now on its required scope, by method and path
- * without `prefix`. Must be added before the routes are registered.
+ * without `prefix`, and the hook checking it. Must be added before the routes are registered,
+ * in an instance whose own onRequest hook sets the principal.
  */
 export function declareRouteScopes(scope: FastifyInstance, prefix = ''): void {
   scope.addHook('onRoute', (route) => {
@@ -31,21 +55,9 @@ export function declareRouteScopes(scope: FastifyInstance, prefix = ''): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const required = new Set(methods.map((m) => scopeOfRoute(m, path)));
     if (required.size !== 1) throw new Error(`route ${path} needs one scope for all its methods`);
-    route.config = { ...route.config, requiredScope: [...required][0]! };
+    const needed = [...required][0]!;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.config = { ...route.config, requiredScope: needed };
+    route.onRequest = [CHECKS.get(needed)!, ...own];
   });
 }
-
-/** The answer for each missing scope, made once. */
-const REFUSALS: ReadonlyMap<Scope, ServiceError> = new Map(SCOPES.map((s) => [s, new ServiceError(errors.insufficientScope, { scope: s })]));
-
-/** An onRequest hook after the one that sets the principal. */
-export const requireRouteScope: onRequestHookHandler = function requireScope(request, reply, done) {
-  const required = request.routeOptions.config.requiredScope;
-  if (required === undefined || hasScope(principalOf(request).scopes, required)) {
-    done();
-    return;
-  }
-  request.log.info({ scope: required }, 'token lacks the route\'s scope');
-  reply.header('www-authenticate', `Bearer error="insufficient_scope", scope="${required}"`);
-  sendError(reply, REFUSALS.get(required)!);
-};

@@ -161,6 +161,9 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
     const res = await fetch(`${svc.url}/events`, { headers: auth });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="events:read"');
+    // HEAD is its GET's route and needs the same scope.
+    expect((await fetch(`${svc.url}/events`, { method: 'HEAD', headers: auth })).status).toBe(403);
+    expect((await fetch(`${svc.url}/vehicle`, { method: 'HEAD', headers: auth })).status).toBe(200);
     await setScopes('*');
   });
 

@@ -22,7 +22,7 @@ import { vehicleTripsRoute } from '../vehicle-trips-route.js';
 import { alertsRoute } from './alerts-route.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionHook, sessionMayCommand } from './session-hook.js';
-import { declareRouteScopes, requireRouteScope } from '../scope-hook.js';
+import { declareRouteScopes } from '../scope-hook.js';
 
 export const CONSOLE_API_PREFIX = '/console/api';
 const COMMAND_ROUTE = `${CONSOLE_API_PREFIX}/vehicle-command`;
@@ -33,7 +33,6 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
   return async (api) => {
     api.addHook('onRequest', sessionHook(deps.store, signSecrets, deps.clock, settings.sessions));
     // The session's principal has its application's scopes: the same routes need the same ones.
-    api.addHook('onRequest', requireRouteScope);
     declareRouteScopes(api, CONSOLE_API_PREFIX);
     api.addHook('onSend', async (_request, reply) => {
       reply.header('cache-control', 'no-store');
