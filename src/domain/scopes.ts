@@ -104,6 +104,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = Object.freeze({
   'POST /alert-rules': 'alerts:write',
   'PUT /alert-rules/:id': 'alerts:write',
   'DELETE /alert-rules/:id': 'alerts:write',
+  'GET /audit': 'audit:read',
   // The console's own alert history (GET /console/api/alerts): alert and geofence events.
   'GET /alerts': 'alerts:read',
 });

@@ -104,9 +104,12 @@ export async function setApplicationTokenLifetime(db: Db, clientId: string, seco
  * (as a rotation does), so the next request of any of its tokens is judged by the new scopes;
  * tokens stay valid otherwise. Answers the stored text.
  */
-export async function setApplicationScopes(db: Db, clientId: string, scopes: readonly Scope[] | '*', now: number): Promise<string> {
+export async function setApplicationScopes(db: Db, clientId: string, scopes: readonly Scope[] | '*', now: number, actor = CLI_OPERATOR): Promise<string> {
   const row = await requireApplication(db, clientId);
   const text = scopesText(scopes);
-  if (row.scopes !== text) await updateApplication(db, row.id, { scopes: text }, now);
+  if (row.scopes !== text) {
+    await audited(db, row.company_id, row.client_id, 'application.scopes_changed', { scopes: text, previous: row.scopes }, now, actor,
+      (trx) => updateApplication(trx, row.id, { scopes: text }, now));
+  }
   return text;
 }

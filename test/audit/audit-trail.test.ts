@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditTrail } from '../../src/audit/verify-audit-trail.js';
 import { main } from '../../src/cli/main.js';
+import { setApplicationScopes } from '../../src/registry/manage-applications.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
@@ -121,6 +122,12 @@ describe.each(DATABASE_KINDS)('audit trail on %s', (kind) => {
     const entries = (await audit('?action=webhook_endpoint.')).body.data;
     expect(entries.map((e: { action: string; target: string }) => `${e.action} ${e.target}`)).toEqual([`webhook_endpoint.deleted ${hook.body.id}`, `webhook_endpoint.created ${hook.body.id}`]);
     expect(JSON.stringify(entries)).not.toContain(hook.body.secret);
+  });
+
+  it('when the operator changes an application\'s scopes, then the entry says from what to what', async () => {
+    await setApplicationScopes(svc.store.db, 'alpha-reports', ['vehicles:read', 'trips:read'], Date.now());
+    const [entry] = (await audit('?action=application.scopes_changed')).body.data;
+    expect(entry).toMatchObject({ actor: { kind: 'operator', id: 'cli' }, target: 'alpha-reports', details: { scopes: 'vehicles:read trips:read', previous: '*' } });
   });
 
   it('when the query is malformed, then 400 with the catalogue\'s text, and without a token 401', async () => {

@@ -52,6 +52,7 @@ function expectedScope(method: string, path: string): Scope {
   if (path.startsWith('/webhook-endpoints')) return 'webhooks:manage';
   if (path.startsWith('/geofences')) return read ? 'geofences:read' : 'geofences:write';
   if (path.startsWith('/alert-rules') || path === '/alerts') return read ? 'alerts:read' : 'alerts:write';
+  if (path === '/audit') return 'audit:read';
   throw new Error(`no expected scope for ${method} ${path}`);
 }
 

@@ -15,6 +15,7 @@ export const SCOPES = Object.freeze([
   'geofences:write',
   'alerts:read',
   'alerts:write',
+  'audit:read',
 ] as const);
 
 export type Scope = (typeof SCOPES)[number];

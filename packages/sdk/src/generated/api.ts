@@ -2757,6 +2757,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description - `TLM_INTERNAL`: `Internal server error.` */
             500: {
                 headers: {

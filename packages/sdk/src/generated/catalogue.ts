@@ -181,4 +181,5 @@ export const SCOPES = [
   "geofences:write",
   "alerts:read",
   "alerts:write",
+  "audit:read",
 ] as const;
