@@ -16,6 +16,9 @@ const toEntry = (r: AuditEntriesTable): AuditEntry => ({
  * entries are numbered: concurrent writers queue on the head, never share a number. Chains are
  * locked in name order, so two writers of several chains cannot deadlock.
  */
+/** Rows per insert: 11 parameters each stays far below SQLite's 32,766 (a fleet file of thousands of vehicles is one append). */
+const ROWS_PER_INSERT = 1000;
+
 export async function appendAuditEntries(db: Db, drafts: readonly AuditDraft[], at: number): Promise<void> {
   if (drafts.length === 0) return;
   const byChain = new Map<string, AuditDraft[]>();
@@ -31,10 +34,12 @@ export async function appendAuditEntries(db: Db, drafts: readonly AuditDraft[], 
       const head = await trx.updateTable('audit_chains').set((eb) => ({ seq: eb.ref('seq') })).where('chain', '=', chain)
         .returning(['seq', 'hash']).executeTakeFirstOrThrow();
       const entries = chainEntries(chain, { seq: Number(head.seq), hash: head.hash }, byChain.get(chain)!, at);
-      await trx.insertInto('audit_entries').values(entries.map((e) => ({
-        chain: e.chain, seq: e.seq, at: e.at, actor_kind: e.actorKind, actor_id: e.actorId, action: e.action, target: e.target,
-        outcome: e.outcome, details: e.details, prev_hash: e.prevHash, hash: e.hash,
-      }))).execute();
+      for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
+        await trx.insertInto('audit_entries').values(entries.slice(i, i + ROWS_PER_INSERT).map((e) => ({
+          chain: e.chain, seq: e.seq, at: e.at, actor_kind: e.actorKind, actor_id: e.actorId, action: e.action, target: e.target,
+          outcome: e.outcome, details: e.details, prev_hash: e.prevHash, hash: e.hash,
+        }))).execute();
+      }
       const last = entries[entries.length - 1]!;
       await trx.updateTable('audit_chains').set({ seq: last.seq, hash: last.hash }).where('chain', '=', chain).execute();
     }

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditTrail } from '../../src/audit/verify-audit-trail.js';
 import { main } from '../../src/cli/main.js';
+import { appendAuditEntries } from '../../src/store/audit-queries.js';
 import { setApplicationScopes } from '../../src/registry/manage-applications.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
@@ -136,6 +137,16 @@ describe.each(DATABASE_KINDS)('audit trail on %s', (kind) => {
     expect((await audit('?before=-1')).body).toEqual({ detail: 'Invalid cursor: use a next_cursor of this audit trail.' });
     expect((await audit('?since=yesterday')).status).toBe(400);
     expect((await svc.request('GET', '/audit')).status).toBe(401);
+  });
+
+  it('when thousands of entries are appended at once (a large fleet file), then every one lands in order and the chain holds', async () => {
+    const drafts = Array.from({ length: 3500 }, (_, i) => ({
+      companyId: 'bulk', actor: { kind: 'operator' as const, id: 'cli' }, action: 'vehicle.created', target: `BULK${i}`, outcome: 'success' as const, details: {},
+    }));
+    await appendAuditEntries(svc.store.db, drafts, Date.now());
+    const count = await svc.store.db.selectFrom('audit_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('chain', '=', 'bulk').executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(3500);
+    expect((await verifyAuditTrail(svc.store.db)).breaks).toEqual([]);
   });
 
   it('when the service writes to an entry, then the database refuses: entries are append-only', async () => {
