@@ -55,5 +55,7 @@ for (const { kind, section } of databases) {
 console.log(`\nBenchmarks, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} CPUs, Node ${process.version}${quick ? ' (--quick: not judged)' : ''}\n`);
 console.log(renderTable(quick ? figures.map(({ target, ...f }) => f) : figures));
 console.log(`\n${((Date.now() - started) / 1000).toFixed(0)} s in all${failures.length ? `; ${failures.length} suite(s) FAILED` : ''}`);
+// Repeated on stdout: CI keeps the tail of the run, and a failure told only on stderr scrolls away.
+for (const failure of failures) console.log(`FAILED ${failure.split('\n').slice(0, 6).join('\n  ')}`);
 if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify({ date: new Date().toISOString(), quick, figures: figures.map((f) => ({ ...f, result: verdict(f) })), failures }, null, 2)}\n`);
 process.exit(failures.length > 0 ? 1 : 0);
