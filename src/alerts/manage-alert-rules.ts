@@ -4,6 +4,8 @@
  * application's. Each change moves the company's revision in its transaction
  * (store/alert-rules-queries.ts), which is how the evaluator learns of it.
  */
+import { changeEntry, withAudit } from '../audit/record-audit.js';
+import type { AuditActor } from '../domain/audit-chain.js';
 import { randomUUID } from 'node:crypto';
 import { foreignVinProblem, parseAlertRule, type AlertRuleFields } from '../domain/alerts/alert-rule.js';
 import type { Clock } from '../domain/clock.js';
@@ -66,11 +68,14 @@ export async function checkedFields(deps: AlertRuleDeps, companyId: string, body
   return parsed.value;
 }
 
-export async function createAlertRule(deps: AlertRuleDeps, companyId: string, body: unknown): Promise<AlertRuleResource> {
+/** `actor`, when given, is the audit trail's who (an API caller); the demo's own rules have none. */
+export async function createAlertRule(deps: AlertRuleDeps, companyId: string, body: unknown, actor?: AuditActor): Promise<AlertRuleResource> {
   const fields = await checkedFields(deps, companyId, body);
   const max = deps.alertRules.maxPerCompany;
   if ((await countAlertRules(deps.store.db, companyId)) >= max) throw new ServiceError(errors.tooManyAlertRules, { max: String(max) });
-  return alertRuleResource(await insertAlertRule(deps.store.db, companyId, randomUUID(), fields, deps.clock.now()));
+  const id = randomUUID();
+  const now = deps.clock.now();
+  return alertRuleResource(await withAudit(deps.store.db, actor, changeEntry(companyId, 'alert_rule.created', id), now, (trx) => insertAlertRule(trx, companyId, id, fields, now)));
 }
 
 export async function listCompanyAlertRules(deps: Pick<AlertRuleDeps, 'store'>, companyId: string): Promise<AlertRuleResource[]> {
@@ -84,16 +89,25 @@ export async function readAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyI
 }
 
 /** PUT: the body replaces every field (what it leaves out takes its default); the id and creation stay. */
-export async function replaceCompanyAlertRule(deps: AlertRuleDeps, companyId: string, id: string, body: unknown): Promise<AlertRuleResource> {
+export async function replaceCompanyAlertRule(deps: AlertRuleDeps, companyId: string, id: string, body: unknown, actor?: AuditActor): Promise<AlertRuleResource> {
   const rule = await findRule(deps, companyId, id);
   if (rule === undefined) throw notFound();
   const fields = await checkedFields(deps, companyId, body);
-  const replaced = await replaceAlertRule(deps.store.db, companyId, rule.id, fields, deps.clock.now());
-  if (replaced === undefined) throw notFound();
+  const now = deps.clock.now();
+  // A rule deleted since it was found is 404 and records nothing: the entry commits with a replacement only.
+  const replaced = await withAudit(deps.store.db, actor, changeEntry(companyId, 'alert_rule.replaced', rule.id), now,
+    async (trx) => {
+      const row = await replaceAlertRule(trx, companyId, rule.id, fields, now);
+      if (row === undefined) throw notFound();
+      return row;
+    });
   return alertRuleResource(replaced);
 }
 
-export async function removeAlertRule(deps: Pick<AlertRuleDeps, 'store'>, companyId: string, id: string): Promise<void> {
+export async function removeAlertRule(deps: Pick<AlertRuleDeps, 'store' | 'clock'>, companyId: string, id: string, actor?: AuditActor): Promise<void> {
   const ruleId = storedIdOf(id);
-  if (ruleId === undefined || !(await deleteAlertRule(deps.store.db, companyId, ruleId))) throw notFound();
+  if (ruleId === undefined) throw notFound();
+  await withAudit(deps.store.db, actor, changeEntry(companyId, 'alert_rule.deleted', ruleId), deps.clock.now(), async (trx) => {
+    if (!(await deleteAlertRule(trx, companyId, ruleId))) throw notFound();
+  });
 }

@@ -9,14 +9,17 @@ import type { Geofence } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
 import { bumpGeofenceRevision, countGeofences, deleteGeofence, findGeofence, insertGeofence, replaceGeofence } from '../store/geofences-queries.js';
 import { rebaseFenceStates } from '../store/rebase-watch-states.js';
+import { changeEntry, withAudit } from '../audit/record-audit.js';
+import type { AuditActor } from '../domain/audit-chain.js';
 import type { GeofenceDeps } from './geofence-deps.js';
 import { geofenceIdOf, geofenceResource, storedColumnsOf } from './geofence-resource.js';
 
-export async function createGeofence(deps: GeofenceDeps, companyId: string, body: unknown): Promise<Geofence> {
+/** `actor`, when given, is the audit trail's who (an API caller); the demo's own fences have none. */
+export async function createGeofence(deps: GeofenceDeps, companyId: string, body: unknown, actor?: AuditActor): Promise<Geofence> {
   const now = deps.clock.now();
   const row = { id: randomUUID(), company_id: companyId, created_at: now, ...storedColumnsOf(body, now) };
   const max = deps.settings.maxPerCompany;
-  await deps.store.db.transaction().execute(async (trx) => {
+  await withAudit(deps.store.db, actor, changeEntry(companyId, 'geofence.created', row.id), now, async (trx) => {
     await bumpGeofenceRevision(trx, companyId);
     if ((await countGeofences(trx, companyId)) >= max) throw new ServiceError(errors.tooManyGeofences, { max: String(max) });
     await insertGeofence(trx, row);
@@ -31,10 +34,10 @@ export async function readGeofence(deps: Pick<GeofenceDeps, 'store'>, companyId:
 }
 
 /** PUT: the body replaces every field (a description left out is removed); id and creation stay; the vehicles' states are re-based. */
-export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string, id: string, body: unknown): Promise<Geofence> {
+export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string, id: string, body: unknown, actor?: AuditActor): Promise<Geofence> {
   const fenceId = geofenceIdOf(id);
   const columns = storedColumnsOf(body, deps.clock.now());
-  const row = await deps.store.db.transaction().execute(async (trx) => {
+  const row = await withAudit(deps.store.db, actor, changeEntry(companyId, 'geofence.replaced', fenceId), columns.updated_at, async (trx) => {
     await bumpGeofenceRevision(trx, companyId);
     const replaced = await replaceGeofence(trx, companyId, fenceId, columns);
     if (!replaced) throw new ServiceError(errors.geofenceNotFound);
@@ -45,9 +48,9 @@ export async function replaceGeofenceWith(deps: GeofenceDeps, companyId: string,
   return geofenceResource(row);
 }
 
-export async function removeGeofence(deps: Pick<GeofenceDeps, 'store'>, companyId: string, id: string): Promise<void> {
+export async function removeGeofence(deps: Pick<GeofenceDeps, 'store' | 'clock'>, companyId: string, id: string, actor?: AuditActor): Promise<void> {
   const fenceId = geofenceIdOf(id);
-  await deps.store.db.transaction().execute(async (trx) => {
+  await withAudit(deps.store.db, actor, changeEntry(companyId, 'geofence.deleted', fenceId), deps.clock.now(), async (trx) => {
     await bumpGeofenceRevision(trx, companyId);
     if (!(await deleteGeofence(trx, companyId, fenceId))) throw new ServiceError(errors.geofenceNotFound);
   });

@@ -8,7 +8,7 @@ import {
   createAlertRule, listCompanyAlertRules, readAlertRule, removeAlertRule, replaceCompanyAlertRule, type AlertRuleDeps,
 } from '../alerts/manage-alert-rules.js';
 import { principalOf } from './authenticate-hook.js';
-import { auditedChange } from './audited-change.js';
+import { callerActor } from '../audit/record-audit.js';
 import { previewAnswerSchema } from './preview-answer-schema.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 
@@ -33,6 +33,7 @@ export function alertRuleRoutes(deps: AlertRuleDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     const company = (request: Parameters<typeof principalOf>[0]) => principalOf(request).companyId;
+    const actorOf = (request: Parameters<typeof principalOf>[0]) => callerActor(principalOf(request));
 
     app.post('/alert-rules', {
       config: { swaggerTransform: shownBody },
@@ -42,7 +43,7 @@ export function alertRuleRoutes(deps: AlertRuleDeps): FastifyPluginAsync {
         tags, security: bearerSecurity, body: RuleBody,
         response: { 201: AlertRule, ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'alertRuleInvalid', 'tooManyAlertRules') },
       },
-    }, async (request, reply) => reply.code(201).send(await auditedChange(deps.store, request, 'alert_rule.created', (r) => r.id, () => createAlertRule(deps, company(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(await createAlertRule(deps, company(request), request.body, actorOf(request))));
 
     app.get('/alert-rules', {
       schema: {
@@ -66,7 +67,7 @@ export function alertRuleRoutes(deps: AlertRuleDeps): FastifyPluginAsync {
         tags, security: bearerSecurity, params: AlertRuleParams, body: RuleBody,
         response: { 200: AlertRule, ...errorResponses(JSON_BODY_ERRORS, ONE_RULE, 'alertRuleInvalid') },
       },
-    }, async (request) => auditedChange(deps.store, request, 'alert_rule.replaced', (r) => r.id, () => replaceCompanyAlertRule(deps, company(request), request.params.id, request.body)));
+    }, async (request) => replaceCompanyAlertRule(deps, company(request), request.params.id, request.body, actorOf(request)));
 
     app.post('/alert-rules/preview', {
       config: { swaggerTransform: documentedAs({ body: PreviewBody }) },
@@ -87,7 +88,7 @@ export function alertRuleRoutes(deps: AlertRuleDeps): FastifyPluginAsync {
         tags, security: bearerSecurity, params: AlertRuleParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(ONE_RULE) },
       },
     }, async (request, reply) => {
-      await auditedChange(deps.store, request, 'alert_rule.deleted', () => request.params.id, () => removeAlertRule(deps, company(request), request.params.id));
+      await removeAlertRule(deps, company(request), request.params.id, actorOf(request));
       return reply.code(204).send(null);
     });
   };

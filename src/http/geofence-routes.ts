@@ -13,7 +13,7 @@ import { createGeofence, readGeofence, removeGeofence, replaceGeofenceWith } fro
 import { previewGeofence } from '../geofences/preview-request.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import { principalOf } from './authenticate-hook.js';
-import { auditedChange } from './audited-change.js';
+import { callerActor } from '../audit/record-audit.js';
 import { previewAnswerSchema } from './preview-answer-schema.js';
 import { AUTH_ERRORS, bearerSecurity, documentedAs, errorResponses, JSON_BODY_ERRORS, PATH_ERRORS } from './schemas.js';
 
@@ -38,6 +38,7 @@ export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     const companyOf = (request: Parameters<typeof principalOf>[0]) => principalOf(request).companyId;
+    const actorOf = (request: Parameters<typeof principalOf>[0]) => callerActor(principalOf(request));
 
     app.post('/geofences', {
       ...documentedBody,
@@ -47,7 +48,7 @@ export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {
         tags: ['geofences'], security: bearerSecurity, body: AnyObject,
         response: { 201: GeofenceRef, ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'geofenceInvalid', 'tooManyGeofences') },
       },
-    }, async (request, reply) => reply.code(201).send(await auditedChange(deps.store, request, 'geofence.created', (g) => g.id, () => createGeofence(deps, companyOf(request), request.body))));
+    }, async (request, reply) => reply.code(201).send(await createGeofence(deps, companyOf(request), request.body, actorOf(request))));
 
     app.get('/geofences', {
       schema: {
@@ -73,7 +74,7 @@ export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {
         tags: ['geofences'], security: bearerSecurity, params: GeofenceParams, body: AnyObject,
         response: { 200: GeofenceRef, ...errorResponses(JSON_BODY_ERRORS, ONE_GEOFENCE, 'geofenceInvalid') },
       },
-    }, async (request) => auditedChange(deps.store, request, 'geofence.replaced', (g) => g.id, () => replaceGeofenceWith(deps, companyOf(request), request.params.id, request.body)));
+    }, async (request) => replaceGeofenceWith(deps, companyOf(request), request.params.id, request.body, actorOf(request)));
 
     app.post('/geofences/preview', {
       config: { swaggerTransform: documentedAs({ body: PreviewBody }) },
@@ -94,7 +95,7 @@ export function geofenceRoutes(deps: GeofenceDeps): FastifyPluginAsync {
         tags: ['geofences'], security: bearerSecurity, params: GeofenceParams, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(ONE_GEOFENCE) },
       },
     }, async (request, reply) => {
-      await auditedChange(deps.store, request, 'geofence.deleted', () => request.params.id, () => removeGeofence(deps, companyOf(request), request.params.id));
+      await removeGeofence(deps, companyOf(request), request.params.id, actorOf(request));
       return reply.code(204).send(null);
     });
   };

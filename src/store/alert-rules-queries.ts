@@ -2,6 +2,7 @@
  * Alert rules (migration 0024): a company's rules, and the per-company revision every change
  * moves in its own transaction, so an evaluator knows whose rules to read again.
  */
+import { inTransaction } from './in-transaction.js';
 import { sql, type Selectable } from 'kysely';
 import type { AlertKind, AlertRule, AlertRuleFields } from '../domain/alerts/alert-rule.js';
 import type { WeeklySchedule, WeeklyWindow } from '../domain/alerts/weekly-schedule.js';
@@ -56,7 +57,7 @@ async function bumpRevision(db: Db, companyId: string): Promise<void> {
 
 export async function insertAlertRule(db: Db, companyId: string, id: string, fields: AlertRuleFields, now: number): Promise<StoredAlertRule> {
   const row: AlertRuleRow = { id, company_id: companyId, ...columnsOf(fields), created_at: now, updated_at: now };
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.insertInto('alert_rules').values(row).execute();
     await bumpRevision(trx, companyId);
   });
@@ -68,7 +69,7 @@ export async function insertAlertRule(db: Db, companyId: string, id: string, fie
  * the same transaction; undefined when the company has no rule of that id.
  */
 export async function replaceAlertRule(db: Db, companyId: string, id: string, fields: AlertRuleFields, now: number): Promise<StoredAlertRule | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await trx.selectFrom('alert_rules').select('kind').where('id', '=', id).where('company_id', '=', companyId).executeTakeFirst();
     const row = await trx.updateTable('alert_rules').set({ ...columnsOf(fields), updated_at: now })
       .where('id', '=', id).where('company_id', '=', companyId).returningAll().executeTakeFirst();
@@ -82,7 +83,7 @@ export async function replaceAlertRule(db: Db, companyId: string, id: string, fi
 
 /** Deletes the rule; false when the company has no rule of that id. */
 export async function deleteAlertRule(db: Db, companyId: string, id: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const result = await trx.deleteFrom('alert_rules').where('id', '=', id).where('company_id', '=', companyId).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return false;
     await bumpRevision(trx, companyId);
