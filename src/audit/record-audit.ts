@@ -15,8 +15,9 @@ export function recordAudit(store: StoreConnection, draft: AuditDraft): Promise<
   return batchedRows(store, appendAuditRows, draft);
 }
 
-/** The caller of an API request, as the trail names it: an application by its client id. */
-export const callerActor = (principal: Principal): AuditActor => ({ kind: 'application', id: principal.clientId });
+/** The caller of an API request, as the trail names it: a person by e-mail, an application by its client id. */
+export const callerActor = (principal: Principal): AuditActor =>
+  (principal.user ? { kind: 'user', id: principal.user.email } : { kind: 'application', id: principal.clientId });
 
 /** The service itself: a command's outcome, a worker's change. */
 export const SERVICE_ACTOR: AuditActor = Object.freeze({ kind: 'system', id: 'service' });

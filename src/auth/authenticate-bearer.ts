@@ -11,6 +11,7 @@ import type { Keyring } from '../security/keyring.js';
 import { TokenRejected, verifyAccessToken, type TokenSettings } from '../security/access-tokens.js';
 import type { VerifiedTokenCache } from './verified-token-cache.js';
 import { scopeMaskOf, type ScopeMask } from '../domain/scopes.js';
+import type { Role } from '../domain/roles.js';
 
 /** Who is calling: the application and its company. */
 export interface Principal {
@@ -25,6 +26,17 @@ export interface Principal {
    * every remembered caller through this check again).
    */
   readonly scopes: ScopeMask;
+  /**
+   * The person behind a console session, when it is one's: the application is then the company's
+   * console application (users/console-application.ts) and `scopes` the person's role's.
+   */
+  readonly user?: SessionUser;
+}
+
+export interface SessionUser {
+  readonly id: string;
+  readonly email: string;
+  readonly role: Role;
 }
 
 /**

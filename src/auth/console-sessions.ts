@@ -9,6 +9,9 @@
  * keeps its SHA-256 (`sign_proof`); the service then signs that session's commands with the
  * application's current sign-secret only while the two still match, so `rotate-secret --only
  * sign` stops a session's commands as it stops captured signatures. Without it a session reads.
+ *
+ * A person's session (openUserConsoleSession) is the company's console application's, with the
+ * person's role for scopes, re-read on every request with the person's version.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors, ServiceError } from '../domain/errors.js';
@@ -20,7 +23,10 @@ import {
 } from '../store/console-sessions-queries.js';
 import type { Keyring } from '../security/keyring.js';
 import { openSignSecret, type OpenedSignSecrets } from '../registry/application-secrets.js';
-import { scopeMaskOf } from '../domain/scopes.js';
+import { hasScope, scopeMaskOf } from '../domain/scopes.js';
+import { isRole, roleScopes, type Role } from '../domain/roles.js';
+import { findUserById } from '../store/users-queries.js';
+import { ensureConsoleApplication } from '../users/console-application.js';
 import type { Principal } from './authenticate-bearer.js';
 import { verifyClientCredentials } from './exchange-client-credentials.js';
 
@@ -85,12 +91,36 @@ export async function openConsoleSession(
   const expiresAt = now + settings.maxMs;
   await insertConsoleSession(store.db, {
     id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
-    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof,
+    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: null, user_version: null,
   });
   return { id, principal: principalOf(app), expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
 }
 
-/** The session's caller, or undefined when the id is unknown, ended, or its application may no longer call. */
+/**
+ * A person's session: the company's console application is the caller, with the person's role's
+ * scopes. A role that may send commands gets the console application's sign proof, so the
+ * service signs that person's commands; the person never sees a secret.
+ */
+export async function openUserConsoleSession(
+  store: StoreConnection, keyring: Keyring, user: { id: string; email: string; role: Role; version: number; company_id: string },
+  now: number, settings: ConsoleSessionSettings,
+): Promise<OpenedSession> {
+  const app = await ensureConsoleApplication(store.db, keyring, user.company_id, now);
+  const scopes = roleScopes(user.role);
+  const current = hasScope(scopes, 'commands:write') ? currentSignSecret(app, (applicationId, sealed) => openSignSecret(applicationId, sealed, keyring)) : undefined;
+  const signProof = current === undefined ? null : sha256(current);
+  await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
+  const id = randomBytes(32).toString('base64url');
+  const expiresAt = now + settings.maxMs;
+  await insertConsoleSession(store.db, {
+    id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
+    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user.id, user_version: user.version,
+  });
+  const principal = { ...principalOf(app), scopes, user: { id: user.id, email: user.email, role: user.role } };
+  return { id, principal, expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
+}
+
+/** The session's caller, or undefined when the id is unknown, ended, or its application (or person) may no longer call. */
 export async function resolveConsoleSession(
   store: StoreConnection, signSecrets: OpenedSignSecrets, id: string, now: number, settings: ConsoleSessionSettings,
 ): Promise<ResolvedSession | undefined> {
@@ -108,10 +138,20 @@ export async function resolveConsoleSession(
     await deleteConsoleSession(store.db, idHash);
     return undefined;
   }
+  let principal = principalOf(app);
+  if (session.user_id !== null) {
+    // A person's role, password or removal changed since sign-in: the version moved on, the session ends.
+    const user = await findUserById(store.db, session.user_id);
+    if (!user || user.version !== session.user_version || user.company_id !== app.company_id || !isRole(user.role)) {
+      await deleteConsoleSession(store.db, idHash);
+      return undefined;
+    }
+    principal = { ...principal, scopes: roleScopes(user.role), user: { id: user.id, email: user.email, role: user.role } };
+  }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
   const current = session.sign_proof === null ? undefined : currentSignSecret(app, (applicationId, sealed) => signSecrets.open(applicationId, sealed));
   const mayCommand = current !== undefined && sha256(current) === session.sign_proof;
-  return { principal: principalOf(app), expiresAt: Math.min(session.expires_at, now + settings.idleMs), mayCommand };
+  return { principal, expiresAt: Math.min(session.expires_at, now + settings.idleMs), mayCommand };
 }
 
 export async function closeConsoleSession(store: StoreConnection, id: string): Promise<void> {

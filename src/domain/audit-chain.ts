@@ -14,7 +14,7 @@ export type AuditActorKind = 'application' | 'user' | 'operator' | 'system';
 
 export interface AuditActor {
   readonly kind: AuditActorKind;
-  /** The application's client id, the user's id, the operator's sign-in name; `service` for the service itself. */
+  /** The application's client id, the user's e-mail, the operator's sign-in name; `service` for the service itself. */
   readonly id: string;
 }
 

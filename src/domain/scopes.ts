@@ -107,6 +107,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = Object.freeze({
   'GET /audit': 'audit:read',
   // The console's own alert history (GET /console/api/alerts): alert and geofence events.
   'GET /alerts': 'alerts:read',
+  // The console's people (/console/api/users): an owner's and an admin's.
+  'GET /users': 'users:manage',
+  'POST /users': 'users:manage',
+  'PATCH /users/:id': 'users:manage',
+  'DELETE /users/:id': 'users:manage',
+  'POST /users/:id/reset-password': 'users:manage',
 });
 
 /** The scope a route requires; HEAD is its GET. Throws for a route with none declared. */

@@ -30,7 +30,11 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
   return openapiObject;
 };
 
-const CONSOLE_ERRORS = ['consoleCrossSite', 'consoleSignInFieldsMissing', 'consoleAlertsLimitInvalid'] as const;
+const CONSOLE_ERRORS = [
+  'consoleCrossSite', 'consoleSignInFieldsMissing', 'consoleAlertsLimitInvalid', 'userSignInFieldsMissing', 'invalidUserCredentials', 'secondFactorRequired',
+  'invalidSecondFactor', 'userInvalid', 'userNotFound', 'userExists', 'roleNotAllowed', 'lastOwner', 'passwordInvalid', 'passwordLinkGone', 'totpNotStarted',
+  'totpAlreadyEnrolled', 'userSessionOnly',
+] as const;
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // The shapes routes are documented with (schemas.ts documentedAs), as named components.

@@ -33,7 +33,10 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     metricsOnApiPort: config.opsPort === undefined,
     docs: config.docs,
     console: config.console
-      ? { sessions: { idleMs: config.consoleSessionIdle, maxMs: config.consoleSessionMax }, basemap: consoleBasemapOf(config) }
+      ? {
+        sessions: { idleMs: config.consoleSessionIdle, maxMs: config.consoleSessionMax }, basemap: consoleBasemapOf(config),
+        users: { passwordHashCost: config.passwordHashCost, passwordLinkLifetimeMs: config.passwordLinkLifetime, totpIssuer: 'Telematics' },
+      }
       : undefined,
   };
 }

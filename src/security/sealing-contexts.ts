@@ -12,3 +12,6 @@ export const idempotencySealingContext = (applicationId: string, key: string): s
 
 /** A webhook endpoint's signing secret (current or previous), bound to the endpoint. */
 export const webhookSecretSealingContext = (endpointId: string): string => `webhook-endpoint:${endpointId}:secret`;
+
+/** A user's TOTP secret (enrolled or being enrolled), bound to the user. */
+export const totpSecretSealingContext = (userId: string): string => `user:${userId}:totp-secret`;

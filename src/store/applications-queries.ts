@@ -30,6 +30,11 @@ export async function insertApplication(db: Db, row: ApplicationRow): Promise<vo
   await db.insertInto('applications').values(row).execute();
 }
 
+/** Inserts unless an application of that client id (or company and name) exists: two racing creators both carry on. */
+export async function insertApplicationIfAbsent(db: Db, row: ApplicationRow): Promise<void> {
+  await db.insertInto('applications').values(row).onConflict((oc) => oc.doNothing()).execute();
+}
+
 export interface ApplicationChanges {
   readonly client_secret_hash?: string;
   readonly sign_secret_sealed?: string | null;

@@ -432,6 +432,43 @@ export interface ConsoleSessionsTable {
   expires_at: number;
   /** SHA-256 of the sign-secret proven at sign-in (migration 0017); null: the session sends no commands. */
   sign_proof: string | null;
+  /** The person signed in (migration 0030), or null for an application's session; with the user's version at sign-in. */
+  user_id: string | null;
+  user_version: number | null;
+}
+
+/** A company's people (migration 0030). */
+export interface UsersTable {
+  id: string;
+  company_id: string;
+  /** Lower-cased; unique across the service. */
+  email: string;
+  /** owner, admin, dispatcher or viewer (domain/roles.ts). */
+  role: string;
+  /** scrypt (security/password-hash.ts); null until an invitation or reset link is taken up. */
+  password_hash: string | null;
+  /** The enrolled TOTP secret, sealed to the user; null without a second factor. */
+  totp_sealed: string | null;
+  /** A secret being enrolled, until its first code confirms it. */
+  totp_pending_sealed: string | null;
+  /** The last time step a code matched: none at or before it is accepted again. */
+  totp_last_step: number | null;
+  /** JSON array of the unused recovery codes' keyed hashes (security/secret-hash.ts). */
+  recovery_hashes: string;
+  /** Moves on with every change that ends the user's sessions. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An invitation or a password reset: the SHA-256 of the link's token (migration 0030). */
+export interface PasswordLinksTable {
+  token_hash: string;
+  user_id: string;
+  /** `invitation` or `reset`. */
+  purpose: string;
+  created_at: number;
+  expires_at: number;
 }
 
 /** A named value the in-process simulated automaker keeps across restarts (migration 0019). */
@@ -473,6 +510,8 @@ export interface Database {
   geofence_revisions: GeofenceRevisionsTable;
   audit_entries: AuditEntriesTable;
   audit_chains: AuditChainsTable;
+  users: UsersTable;
+  password_links: PasswordLinksTable;
 }
 
 /** The query builder over these tables: the database, or a transaction on it. */

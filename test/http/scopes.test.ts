@@ -53,6 +53,7 @@ function expectedScope(method: string, path: string): Scope {
   if (path.startsWith('/geofences')) return read ? 'geofences:read' : 'geofences:write';
   if (path.startsWith('/alert-rules') || path === '/alerts') return read ? 'alerts:read' : 'alerts:write';
   if (path === '/audit') return 'audit:read';
+  if (path.startsWith('/users')) return 'users:manage';
   throw new Error(`no expected scope for ${method} ${path}`);
 }
 
@@ -108,8 +109,9 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
     const routes = routesOf(svc.app.printRoutes({ commonPrefix: false })).filter((r) => !PUBLIC.test(r.path));
     expect(routes.length).toBeGreaterThan(30);
     for (const { method, path } of routes) expect(ROUTE_SCOPES[`${method} ${path}`], `${method} ${path}`).toBe(expectedScope(method, path));
-    // The console's routes are the same plugins under /console/api, plus its alert history.
-    const consoleRoutes = routesOf(svc.app.printRoutes({ commonPrefix: false })).filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*'));
+    // The console's routes are the same plugins under /console/api, plus its alert history and its people (a person's own account needs no scope).
+    const consoleRoutes = routesOf(svc.app.printRoutes({ commonPrefix: false }))
+      .filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*') && !r.path.startsWith('/console/api/me'));
     for (const { method, path } of consoleRoutes) {
       const own = path.slice('/console/api'.length);
       expect(ROUTE_SCOPES[`${method} ${own}`], `${method} ${path}`).toBe(expectedScope(method, own));
@@ -139,7 +141,9 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
       json: { client_id: 'alpha-reports', client_secret: SECRETS.alphaReports.client }, headers: { 'x-telematics-console': '1' },
     });
     const session = { cookie: `telematics_console=${/telematics_console=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!}`, 'x-telematics-console': '1' };
-    const routes = routesOf(svc.app.printRoutes({ commonPrefix: false })).filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*'));
+    // A person's own account (/console/api/me) needs no scope and refuses every application's session (console-users.test.ts).
+    const routes = routesOf(svc.app.printRoutes({ commonPrefix: false }))
+      .filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*') && !r.path.startsWith('/console/api/me'));
     expect(routes.length).toBeGreaterThan(20);
     const failures: string[] = [];
     for (const scope of SCOPES) {

@@ -113,6 +113,22 @@ export const errors = Object.freeze({
   consoleSignInFieldsMissing: entry('TLM_CONSOLE_SIGN_IN_FIELDS_MISSING', 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'),
   consoleAlertsLimitInvalid: entry('TLM_CONSOLE_ALERTS_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 100 alerts a page.'),
 
+  // A company's people (/console/session with an e-mail, /console/api/users, /console/api/me/totp, /console/password)
+  userSignInFieldsMissing: entry('TLM_USER_SIGN_IN_FIELDS_MISSING', 400, 'email and password are required; code, when given, must be a string.'),
+  invalidUserCredentials: entry('TLM_INVALID_USER_CREDENTIALS', 401, 'Invalid e-mail or password.'),
+  secondFactorRequired: entry('TLM_SECOND_FACTOR_REQUIRED', 401, 'Enter the 6-digit code of your authenticator app, or a recovery code.'),
+  invalidSecondFactor: entry('TLM_INVALID_SECOND_FACTOR', 401, 'Invalid code.'),
+  userInvalid: entry('TLM_USER_INVALID', 400, 'Invalid user: {problem}.'),
+  userNotFound: entry('TLM_USER_NOT_FOUND', 404, 'User not found.'),
+  userExists: entry('TLM_USER_EXISTS', 409, 'A user with this e-mail already exists.'),
+  roleNotAllowed: entry('TLM_ROLE_NOT_ALLOWED', 403, 'Your role may not manage a user of role {role}.'),
+  lastOwner: entry('TLM_LAST_OWNER', 409, 'A company keeps at least one owner.'),
+  passwordInvalid: entry('TLM_PASSWORD_INVALID', 400, 'password must be 12 to 256 characters, and not the e-mail.'),
+  passwordLinkGone: entry('TLM_PASSWORD_LINK_GONE', 410, 'This link has expired or was already used: ask for a new one.'),
+  totpNotStarted: entry('TLM_TOTP_NOT_STARTED', 409, 'Start enrolment first (POST /console/api/me/totp).'),
+  totpAlreadyEnrolled: entry('TLM_TOTP_ALREADY_ENROLLED', 409, 'A second factor is already enrolled: remove it first.'),
+  userSessionOnly: entry('TLM_USER_SESSION_ONLY', 403, 'Only a person signed in to the console may do this.'),
+
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
   malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),

@@ -16,6 +16,8 @@ export const SCOPES = Object.freeze([
   'alerts:read',
   'alerts:write',
   'audit:read',
+  // The console's people: inviting, re-roling and removing a company's users (a role's, not an application's, in practice).
+  'users:manage',
 ] as const);
 
 export type Scope = (typeof SCOPES)[number];

@@ -20,6 +20,10 @@ import { vehicleDataRoute } from '../vehicle-data-route.js';
 import { vehicleRoutes } from '../vehicle-routes.js';
 import { vehicleTripsRoute } from '../vehicle-trips-route.js';
 import { alertsRoute } from './alerts-route.js';
+import { auditRoutes } from '../audit-routes.js';
+import { usersRoutes } from './users-routes.js';
+import { meRoutes } from './me-routes.js';
+import { userDepsOf } from './console-settings.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionHook, sessionMayCommand } from './session-hook.js';
 import { declareRouteScopes } from '../scope-hook.js';
@@ -55,6 +59,9 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     await api.register(alertRuleRoutes(deps));
     await api.register(alertsRoute(deps));
+    await api.register(auditRoutes(deps));
+    await api.register(usersRoutes(userDepsOf(deps, settings)));
+    await api.register(meRoutes(userDepsOf(deps, settings)));
     api.all('/*', { config: { noScope: true } }, async () => { throw new ServiceError(errors.notFound); });
   };
 }

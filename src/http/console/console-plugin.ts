@@ -13,6 +13,8 @@ import { consoleApi, CONSOLE_API_PREFIX } from './console-api.js';
 import { consoleAssets, defaultConsoleDist, pmtilesBasemap } from './console-assets.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionRoutes } from './session-routes.js';
+import { passwordRoutes } from './password-routes.js';
+import { userDepsOf } from './console-settings.js';
 
 /**
  * helmet's defaults, but: workers from the same origin (MapLibre's), styles inline (MapLibre and
@@ -58,6 +60,7 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     app.get('/', toConsole);
     app.get('/console', toConsole);
     await app.register(sessionRoutes(deps, settings, limits));
+    await app.register(passwordRoutes(userDepsOf(deps, settings), limits));
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
     if (settings.basemap?.kind === 'pmtiles') await app.register(pmtilesBasemap(settings.basemap.file));
     await app.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));

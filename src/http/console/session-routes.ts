@@ -4,8 +4,11 @@
  * (DELETE). Sign-in is limited per address before the body is read, and failures per client id,
  * as POST /token is. Signing in again ends the session the browser held.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import { closeConsoleSession, openConsoleSession } from '../../auth/console-sessions.js';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { closeConsoleSession, openConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
+import type { Role } from '../../domain/roles.js';
+import { verifyUserSignIn } from '../../users/sign-in-user.js';
+import { userDepsOf } from './console-settings.js';
 import { currentSession } from './session-hook.js';
 import { addressKey } from '../../domain/client-address.js';
 import { errors, ServiceError } from '../../domain/errors.js';
@@ -26,12 +29,14 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
 export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   const signSecrets = new OpenedSignSecrets(deps.keyring);
+  const userDeps = userDepsOf(deps, settings);
   return async (app) => {
     let warnedPlainHttp = false;
     const describe = async (principal: Principal, expiresAt: number, mayCommand: boolean) => {
       const [application, company] = await Promise.all([findApplicationById(deps.store.db, principal.applicationId), findCompany(deps.store.db, principal.companyId)]);
       return {
-        client_id: principal.clientId, application: application?.name ?? '', company: company?.name ?? '',
+        client_id: principal.user ? null : principal.clientId, application: principal.user ? null : application?.name ?? '', company: company?.name ?? '',
+        user: principal.user ? { email: principal.user.email, role: principal.user.role } : null,
         expires: formatIsoLocal(expiresAt), commands: mayCommand, basemap: settings.basemap ? publicBasemap(settings.basemap) : null,
         // The page holds a fleet answer while time passes: past this age a state no longer stands.
         offline_after_seconds: Math.round(deps.vehicleStates.offlineAfterMs / 1000),
@@ -46,6 +51,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       },
     }, async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
+      if (body.email !== undefined) return signInPerson(request, reply, body);
       const clientId = body.client_id;
       const clientSecret = body.client_secret;
       const signSecret = body.sign_secret === '' || body.sign_secret === null ? undefined : body.sign_secret;
@@ -71,6 +77,27 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       reply.header('cache-control', 'no-store');
       return describe(opened.principal, opened.expiresAt, opened.mayCommand);
     });
+
+    /** A person's sign-in: e-mail, password and, with a second factor, its code. */
+    async function signInPerson(request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>) {
+      const { email, password } = body;
+      const code = body.code === '' || body.code === null ? undefined : body.code;
+      if (typeof email !== 'string' || typeof password !== 'string' || email === '' || password === '' || (code !== undefined && typeof code !== 'string')) {
+        throw new ServiceError(errors.userSignInFieldsMissing);
+      }
+      // Every attempt counts, before the hash, per e-mail from this address: guesses from one place
+      // are held to the rate, while the person signing in from elsewhere is never locked out.
+      await limits.tokenPerClient.take(`user:${addressKey(request.ip)}:${email.toLowerCase().slice(0, 254)}`, deps.clock.now());
+      const verified = await verifyUserSignIn(userDeps, email, password.slice(0, 1024), code);
+      const previous = sessionIdOf(request);
+      if (previous !== undefined) await closeConsoleSession(deps.store, previous);
+      const { user } = verified;
+      const opened = await openUserConsoleSession(deps.store, deps.keyring, { ...user, role: user.role as Role }, deps.clock.now(), settings.sessions);
+      setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
+      request.log.info({ user_id: user.id, second_factor: verified.secondFactor }, 'console sign-in');
+      reply.header('cache-control', 'no-store');
+      return describe(opened.principal, opened.expiresAt, opened.mayCommand);
+    }
 
     // Signed out is an answer here, not an error (204): the page asks this first, on every load.
     app.get('/console/session', async (request, reply) => {

@@ -29,6 +29,7 @@ import { silenceDueMigration } from './0026-silence-due.js';
 import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
 import { auditTrailMigration } from './0028-audit-trail.js';
 import { applicationScopesMigration } from './0029-application-scopes.js';
+import { usersMigration } from './0030-users.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -65,6 +66,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0027-watch-cursor-version': watchCursorVersionMigration,
     '0028-audit-trail': auditTrailMigration(capabilities),
     '0029-application-scopes': applicationScopesMigration,
+    '0030-users': usersMigration,
   });
 }
 
