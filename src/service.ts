@@ -31,6 +31,7 @@ import { webhookDepsOf, webhookSenderOf } from './roles/webhook-parts.js';
 import { demoEnvFile, writeDemoEnv } from './sim/demo-env-file.js';
 import type { BackfillProgress, InProcessSimulation } from './sim/run-in-process.js';
 import { demoBanner, seedDemo, type DemoSeedOutcome } from './sim/seed-demo.js';
+import { userSettingsOf } from './config/component-settings.js';
 
 export interface RunningService {
   /** The API app; undefined when this process does not run the `api` role. */
@@ -69,7 +70,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // A gateway-only process loads no keys: nothing it does signs, verifies or opens a secret. A
     // workers process does: it signs webhooks with their endpoints' sealed secrets.
     const keyed = config.role.api || config.role.workers ? keyedPartsOf(parts, closers) : undefined;
-    const demo = config.demo && keyed && config.role.api ? await seedDemo(store, keyed.keyring, clock) : undefined;
+    const demo = config.demo && keyed && config.role.api ? await seedDemo(store, keyed.keyring, clock, userSettingsOf(config)) : undefined;
     await warnOfSimAutomakersWithoutSimulation(config, store.db, logger);
     const api = keyed && config.role.api ? closers.push(await startApi(keyed)) : undefined;
     const ops = config.opsPort === undefined ? undefined : closers.push(await startOpsListener(parts, config.opsPort));

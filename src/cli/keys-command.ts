@@ -55,16 +55,16 @@ export function registerKeys(program: Command): void {
       emit(ctx.output, rows, () => table(rows.map((r) => ({
         key: r.keyId, state: r.current ? 'current' : r.known ? 'listed' : 'NOT LISTED',
         'sign-secrets': r.signSecrets, 'client-secret hashes': r.clientSecretHashes, 'ingest-key hashes': r.ingestKeyHashes,
-        'kept responses': r.idempotentResponses, 'webhook secrets': r.webhookSecrets,
-      })), ['key', 'state', 'sign-secrets', 'client-secret hashes', 'ingest-key hashes', 'kept responses', 'webhook secrets']));
+        'kept responses': r.idempotentResponses, 'webhook secrets': r.webhookSecrets, 'TOTP secrets': r.totpSecrets, 'recovery-code hashes': r.recoveryCodeHashes,
+      })), ['key', 'state', 'sign-secrets', 'client-secret hashes', 'ingest-key hashes', 'kept responses', 'webhook secrets', 'TOTP secrets', 'recovery-code hashes']));
     }));
 
-  withStoreOptions(keys.command('reseal').description('seal every sign-secret, kept response and webhook secret again under the current master key'))
+  withStoreOptions(keys.command('reseal').description('seal every sign-secret, kept response, webhook and TOTP secret again under the current master key'))
     .action(async (opts: Record<string, unknown>) => withStore(opts, async (ctx) => {
       const report = await resealUnderCurrentKey(ctx.store.db, ctx.keyring());
-      emit(ctx.output, report, () => `re-sealed ${report.signSecrets} sign-secrets, ${report.idempotentResponses} kept responses and ${report.webhookSecrets} webhook secrets`
+      emit(ctx.output, report, () => `re-sealed ${report.signSecrets} sign-secrets, ${report.idempotentResponses} kept responses, ${report.webhookSecrets} webhook secrets and ${report.totpSecrets} TOTP secrets`
         + `${report.unopenable > 0 ? `; ${report.unopenable} are under a key no longer listed and cannot be opened` : ''}`
-        + '\nclient-secret and ingest-key hashes are re-made on their next use; see `telematics keys usage`');
+        + '\nclient-secret and ingest-key hashes are re-made on their next use, recovery codes when their person enrols again; see `telematics keys usage`');
     }));
 
   withStoreOptions(keys.command('retire').description('remove a key from the keys file; a master key only once nothing is stored under it'))
@@ -88,7 +88,7 @@ export function registerKeys(program: Command): void {
       }
       if (kind === 'master' && opts.force !== true) {
         const usage = (await masterKeyUsage(ctx.store.db, ctx.keyring())).find((u) => u.keyId === id);
-        const stored = usage ? usage.signSecrets + usage.clientSecretHashes + usage.ingestKeyHashes + usage.idempotentResponses + usage.webhookSecrets : 0;
+        const stored = usage ? usage.signSecrets + usage.clientSecretHashes + usage.ingestKeyHashes + usage.idempotentResponses + usage.webhookSecrets + usage.totpSecrets + usage.recoveryCodeHashes : 0;
         if (stored > 0) {
           throw new UsageError(`master key "${id}" still holds ${stored} stored values (run \`telematics keys reseal\`, and let clients and automakers `
             + 'use their secrets once, or rotate them; `telematics keys usage` shows what is left)');

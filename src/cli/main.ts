@@ -6,6 +6,7 @@ import { registerApply } from './admin/apply-command.js';
 import { registerAppCommands } from './admin/app-commands.js';
 import { registerCompanyCommands } from './admin/company-commands.js';
 import { registerAuditCommands } from './admin/audit-commands.js';
+import { registerUserCommands } from './admin/user-commands.js';
 import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerOemCommands } from './admin/oem-commands.js';
 import { registerPlanCommands } from './admin/plan-commands.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerCompanyCommands(admin);
   registerWebhookCommands(admin);
   registerAuditCommands(admin);
+  registerUserCommands(admin);
   registerPlanCommands(admin);
   registerOemCommands(admin);
   registerAppCommands(admin);

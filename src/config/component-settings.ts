@@ -2,6 +2,7 @@
  * The settings each component takes, shaped from the configuration: the one place a setting's
  * name in SETTINGS meets the name its component gives it.
  */
+import { DEFAULT_USER_SETTINGS, type UserSettings } from '../users/user-deps.js';
 import type { ServiceConfig } from './settings.js';
 import { isPostgresUrl } from '../domain/database-url.js';
 import { trackerListenersOf } from '../gateway/tracker-ports.js';
@@ -96,4 +97,9 @@ export function gatewaySettingsOf(config: ServiceConfig) {
     commandIntervalMs: TRACKER_COMMAND_INTERVAL_MS,
     connections: { total: config.trackerConnections, perAddress: config.trackerConnectionsPerAddress, keptForOthers: descriptorsKeptForOthers(config) },
   };
+}
+
+/** The people's settings: their passwords' hash cost and how long their set-password links work. */
+export function userSettingsOf(config: ServiceConfig): UserSettings {
+  return { passwordHashCost: config.passwordHashCost, passwordLinkLifetimeMs: config.passwordLinkLifetime, totpIssuer: DEFAULT_USER_SETTINGS.totpIssuer };
 }

@@ -1,17 +1,17 @@
 /**
  * Moving stored values onto the current master key, so an older one can be retired (docs:
- * "Rotating keys"). Sealed values (sign-secrets, idempotent responses) are opened with the key
+ * "Rotating keys"). Sealed values (sign-secrets, idempotent responses, webhook and TOTP secrets) are opened with the key
  * they name and sealed again with the current one. Hashes (client secrets, OEM ingest keys)
  * cannot be redone without the secret: each is re-made on its next successful use, and `usage`
  * shows how many still wait.
  */
 import { openSecret, sealedKeyId, sealSecret } from '../security/secret-box.js';
 import { currentKey, type Keyring } from '../security/keyring.js';
-import { idempotencySealingContext, webhookSecretSealingContext } from '../security/sealing-contexts.js';
+import { idempotencySealingContext, totpSecretSealingContext, webhookSecretSealingContext } from '../security/sealing-contexts.js';
 import type { Db } from '../store/connection.js';
 import {
-  listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, listWebhookSecrets, replaceKeptIdempotentResponse, replaceSealedSignSecret,
-  replaceWebhookSecret,
+  listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, listUserKeyedValues, listWebhookSecrets, replaceKeptIdempotentResponse,
+  replaceSealedSignSecret, replaceSealedTotpSecret, replaceWebhookSecret,
 } from '../store/master-key-queries.js';
 import { openSignSecret, sealSignSecret } from './application-secrets.js';
 
@@ -26,14 +26,18 @@ export interface MasterKeyUsage {
   readonly ingestKeyHashes: number;
   readonly idempotentResponses: number;
   readonly webhookSecrets: number;
+  /** People's TOTP secrets (re-sealed like sign-secrets). */
+  readonly totpSecrets: number;
+  /** Unused recovery codes: hashes, re-made only when the person enrols again. */
+  readonly recoveryCodeHashes: number;
 }
 
 const keyIdOf = (stored: string) => stored.split('.')[1] ?? '?';
 
 export async function masterKeyUsage(db: Db, keyring: Keyring): Promise<MasterKeyUsage[]> {
   const current = currentKey(keyring.master).id;
-  type Counts = { signSecrets: number; clientSecretHashes: number; ingestKeyHashes: number; idempotentResponses: number; webhookSecrets: number };
-  const none = (): Counts => ({ signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0, webhookSecrets: 0 });
+  type Counts = { signSecrets: number; clientSecretHashes: number; ingestKeyHashes: number; idempotentResponses: number; webhookSecrets: number; totpSecrets: number; recoveryCodeHashes: number };
+  const none = (): Counts => ({ signSecrets: 0, clientSecretHashes: 0, ingestKeyHashes: 0, idempotentResponses: 0, webhookSecrets: 0, totpSecrets: 0, recoveryCodeHashes: 0 });
   const usage = new Map<string, Counts>();
   const count = (id: string, field: keyof Counts) => {
     let row = usage.get(id);
@@ -48,6 +52,10 @@ export async function masterKeyUsage(db: Db, keyring: Keyring): Promise<MasterKe
   for (const hash of await listIngestKeyHashes(db)) count(keyIdOf(hash), 'ingestKeyHashes');
   for (const row of await listKeptIdempotentResponses(db)) count(keyIdOf(row.response), 'idempotentResponses');
   for (const secret of await listWebhookSecrets(db)) count(keyIdOf(secret.sealed), 'webhookSecrets');
+  for (const user of await listUserKeyedValues(db)) {
+    for (const sealed of [user.totp_sealed, user.totp_pending_sealed]) if (sealed !== null) count(keyIdOf(sealed), 'totpSecrets');
+    for (const hash of JSON.parse(user.recovery_hashes) as string[]) count(keyIdOf(hash), 'recoveryCodeHashes');
+  }
   const listed = new Set(keyring.master.map((k) => k.id));
   return [...usage].map(([keyId, counts]) => ({ keyId, current: keyId === current, known: listed.has(keyId), ...counts }));
 }
@@ -56,6 +64,7 @@ export interface ResealReport {
   readonly signSecrets: number;
   readonly idempotentResponses: number;
   readonly webhookSecrets: number;
+  readonly totpSecrets: number;
   /** Values under a key missing from the keyring: they cannot be opened, so they stay as they are. */
   readonly unopenable: number;
 }
@@ -105,5 +114,21 @@ export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<R
     }
     webhookSecrets += await replaceWebhookSecret(db, secret.id, secret.column, secret.sealed, sealSecret(text, context, keyring.master));
   }
-  return { signSecrets, idempotentResponses, webhookSecrets, unopenable };
+  let totpSecrets = 0;
+  for (const user of await listUserKeyedValues(db)) {
+    for (const column of ['totp_sealed', 'totp_pending_sealed'] as const) {
+      const sealed = user[column];
+      if (sealed === null || sealedKeyId(sealed) === current) continue;
+      const context = totpSecretSealingContext(user.id);
+      let text: string;
+      try {
+        text = openSecret(sealed, context, keyring.master);
+      } catch {
+        unopenable += 1;
+        continue;
+      }
+      totpSecrets += await replaceSealedTotpSecret(db, user.id, column, sealed, sealSecret(text, context, keyring.master));
+    }
+  }
+  return { signSecrets, idempotentResponses, webhookSecrets, totpSecrets, unopenable };
 }

@@ -9,25 +9,29 @@ import type { RunningGateway } from '../gateway/start-gateway.js';
 import { TRACKER_PROTOCOLS } from '../gateway/tracker-protocols.js';
 import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
 import { DEMO_ALERT_RULES, DEMO_GEOFENCES, seedDemoWatch } from './demo-watch.js';
+import { seedDemoUsers, type DemoUser } from './demo-users.js';
+import { DEFAULT_USER_SETTINGS, type UserSettings } from '../users/user-deps.js';
 
 export type DemoSeedOutcome =
-  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly vehicles: number; readonly tracked: number }
-  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[] }
+  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly vehicles: number; readonly tracked: number }
+  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[] }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 /**
  * Seeds the demo fleet, and what its first company watches, into an empty database; on later
  * starts, finds it again to print its credentials.
  */
-export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: Clock): Promise<DemoSeedOutcome> {
+export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: Clock, users: UserSettings = DEFAULT_USER_SETTINGS): Promise<DemoSeedOutcome> {
   const { db } = store;
   const applications = demoApplications(keyring);
+  const people = { store, keyring, clock, users };
   if ((await countCompanies(db)) === 0) {
     const fleet = demoFleet(keyring);
     await applyFleet(db, fleet, keyring, clock.now());
     await seedDemoWatch(store, clock, fleet.companies[0]!.id);
+    const seededUsers = await seedDemoUsers(people, applications[0]!.companyId);
     const vehicles = fleet.companies.flatMap((c) => c.vehicles);
-    return { kind: 'seeded', applications, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
+    return { kind: 'seeded', applications, users: seededUsers, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
   }
   for (const app of applications) {
     const row = await findApplicationByClientId(db, app.clientId);
@@ -36,7 +40,8 @@ export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: 
       return { kind: 'skipped', reason: `demo application ${app.clientId} has other credentials now (keys file replaced or secret rotated)` };
     }
   }
-  return { kind: 'present', applications };
+  // A demo database from before people existed gets them now.
+  return { kind: 'present', applications, users: await seedDemoUsers(people, applications[0]!.companyId) };
 }
 
 /** Where the demo's trackers connect, when this process listens for them. */
@@ -65,6 +70,8 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
     ...(trackers.console ? [
       '',
       `Web console: ${baseUrl}/console/  (sign in with client_id ${first!.clientId} and its client_secret above; add its sign_secret to send commands)`,
+      `${first!.companyName}'s people, one of each role (POST /console/session with email and password; docs/people.md):`,
+      ...outcome.users.map((u) => `  ${u.role.padEnd(10)} ${u.email}  password ${u.password}`),
     ] : []),
     '',
     'Try it:',

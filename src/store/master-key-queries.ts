@@ -60,3 +60,14 @@ export async function replaceWebhookSecret(db: Db, id: string, column: 'secret_s
   const result = await db.updateTable('webhook_endpoints').set({ [column]: resealed }).where('id', '=', id).where(column, '=', sealed).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** People's sealed TOTP secrets (enrolled or pending) and their recovery codes' keyed hashes. */
+export async function listUserKeyedValues(db: Db): Promise<{ id: string; totp_sealed: string | null; totp_pending_sealed: string | null; recovery_hashes: string }[]> {
+  return db.selectFrom('users').select(['id', 'totp_sealed', 'totp_pending_sealed', 'recovery_hashes']).execute();
+}
+
+/** Returns the number of rows changed: 0 when the secret is no longer `sealed` (re-enrolled or removed meanwhile). */
+export async function replaceSealedTotpSecret(db: Db, userId: string, column: 'totp_sealed' | 'totp_pending_sealed', sealed: string, resealed: string): Promise<number> {
+  const result = await db.updateTable('users').set({ [column]: resealed }).where('id', '=', userId).where(column, '=', sealed).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -18,3 +18,6 @@ export interface UserDeps {
   readonly clock: Clock;
   readonly users: UserSettings;
 }
+
+/** The settings' defaults (config/settings.ts): what the CLI uses, and a console given none. */
+export const DEFAULT_USER_SETTINGS: UserSettings = Object.freeze({ passwordHashCost: 17, passwordLinkLifetimeMs: 72 * 3_600_000, totpIssuer: 'Telematics' });

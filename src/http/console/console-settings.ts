@@ -1,7 +1,7 @@
 /** What the console needs beyond the API's dependencies; the console is served when these are given. */
 import type { ConsoleSessionSettings } from '../../auth/console-sessions.js';
 import type { Basemap } from '../../domain/basemap.js';
-import type { UserDeps, UserSettings } from '../../users/user-deps.js';
+import { DEFAULT_USER_SETTINGS, type UserDeps, type UserSettings } from '../../users/user-deps.js';
 
 export interface ConsoleSettings {
   readonly sessions: ConsoleSessionSettings;
@@ -11,8 +11,6 @@ export interface ConsoleSettings {
   /** The built console (packages/console/dist); found beside the service when absent. */
   readonly distDir?: string;
 }
-
-export const DEFAULT_USER_SETTINGS: UserSettings = Object.freeze({ passwordHashCost: 17, passwordLinkLifetimeMs: 72 * 3_600_000, totpIssuer: 'Telematics' });
 
 /** The people's use cases' dependencies, from the API's and the console's. */
 export const userDepsOf = (deps: Pick<UserDeps, 'store' | 'keyring' | 'clock'>, settings: ConsoleSettings): UserDeps =>
