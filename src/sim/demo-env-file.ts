@@ -38,6 +38,8 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     `GLOBEX_CLIENT_ID=${globex!.clientId}`,
     `GLOBEX_CLIENT_SECRET=${globex!.clientSecret}`,
     `GLOBEX_SIGN_SECRET=${globex!.signSecret}`,
+    `# ${acme!.companyName}'s people, one of each role: the console's sign-ins`,
+    ...outcome.users.flatMap((u) => [`${u.role.toUpperCase()}_EMAIL=${u.email}`, `${u.role.toUpperCase()}_PASSWORD=${u.password}`]),
     `# POST /ingest/${DEMO_INGEST_OEM}: the key the service derives for that simulated automaker`,
     `INGEST_OEM=${DEMO_INGEST_OEM}`,
     `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,

@@ -48,7 +48,7 @@ describe('telematics keys', () => {
     expect(usage.find((u) => u.keyId === oldId)).toMatchObject({ current: false, signSecrets: 5, clientSecretHashes: 5 });
 
     const resealed = JSON.parse((await withStore('keys', 'reseal', '--json')).stdout);
-    expect(resealed).toEqual({ signSecrets: 5, idempotentResponses: 0, webhookSecrets: 0, unopenable: 0 });
+    expect(resealed).toEqual({ signSecrets: 5, idempotentResponses: 0, webhookSecrets: 0, totpSecrets: 0, unopenable: 0 });
 
     // Client-secret and ingest-key hashes (5 + 2: both OEMs have a key) still name the old key:
     // retiring it is refused.

@@ -38,7 +38,7 @@ describe.each(DATABASE_KINDS)('console sessions on %s', (kind) => {
     expect(res.status).toBe(200);
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^telematics_console=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Strict$/);
-    expect(res.body).toEqual({ client_id: 'alpha-dispatch', application: 'dispatch', company: 'Alpha Logistics', user: null, expires: expect.any(String), commands: false, basemap: null, offline_after_seconds: 900 });
+    expect(res.body).toEqual({ client_id: 'alpha-dispatch', application: 'dispatch', company: 'Alpha Logistics', user: null, scopes: expect.arrayContaining(['vehicles:read', 'commands:write', 'users:manage']), expires: expect.any(String), commands: false, basemap: null, offline_after_seconds: 900 });
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.text).not.toContain(SECRETS.alphaDispatch.client);
     // Only the id's hash is stored.

@@ -69,6 +69,8 @@ describe.each(DATABASE_KINDS)('console users on %s', (kind) => {
     for (const role of ['owner', 'admin', 'dispatcher', 'viewer'] as const) {
       const me = await svc.request('GET', '/console/session', { headers: as(cookies[role]) });
       expect(me.body).toMatchObject({ user: { email: EMAIL(role), role }, client_id: null, application: null, company: 'Alpha Logistics', commands: role !== 'viewer' });
+      expect(me.body.scopes.includes('commands:write')).toBe(role !== 'viewer');
+      expect(me.body.scopes.includes('users:manage')).toBe(role === 'owner' || role === 'admin');
     }
     expect((await svc.request('GET', '/console/api/me', { headers: as(cookies.viewer) })).body).toMatchObject({ email: EMAIL('viewer'), role: 'viewer', status: 'active' });
   });

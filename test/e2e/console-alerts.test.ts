@@ -68,7 +68,7 @@ describe('alert screens of the web console in Chromium', () => {
     opened.push(watched);
     const page = watched.page;
     await page.goto(`${base}/`);
-    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
+    await submitSignIn(page, demo.values, 'admin', locale);
     await page.getByRole('heading', { level: 1, name: TEXTS[locale].fleet }).waitFor();
     return page;
   }

@@ -60,7 +60,7 @@ describe('console basemap in Chromium', () => {
     const watched = await openPage(browser, demo.values.BASE!, 'en', [origin]);
     const { page } = watched;
     await page.goto(`${demo.values.BASE}/console/`);
-    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! });
+    await submitSignIn(page, demo.values, 'viewer');
     await page.locator('.map-box[data-map-state="idle"]').waitFor({ timeout: scaled(20_000) });
     return {
       watched, page,

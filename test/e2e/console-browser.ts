@@ -3,8 +3,9 @@
  * records console errors and every request that tries to leave loopback (aborted, so nothing
  * does), and axe for accessibility.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { scaled } from '../support/timeouts.js';
@@ -14,6 +15,9 @@ import { CHROMIUM, failWithoutChromium } from './chromium-path.js';
 failWithoutChromium(CHROMIUM);
 
 /** Where each run's screenshots go; `npm run screenshots` copies them to docs/screenshots. */
+/** The built console the demo serves. */
+const CONSOLE_DIST = fileURLToPath(new URL('../../packages/console/dist/', import.meta.url));
+
 export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(process.cwd(), 'test-results', 'console');
 
 /** Debian's chromium (CI installs it: .ci/run), never a browser playwright would download. */
@@ -56,19 +60,31 @@ export async function openPage(browser: Browser, base: string, locale: 'en' | 'p
   const page = await context.newPage();
   page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
+  // A console asset that fails says which, and whether the built file was there (a missing asset
+  // once failed only under the whole suite's load: the URL and the file's state are the clue).
+  page.on('response', (response) => {
+    const path = new URL(response.url()).pathname;
+    if (response.status() >= 400 && path.startsWith('/console/assets/')) {
+      errors.push(`asset: ${response.status()} ${path} (built file ${existsSync(join(CONSOLE_DIST, path.slice('/console/'.length))) ? 'present' : 'absent'})`);
+    }
+  });
   return { context, page, errors, external };
 }
 
-/** The sign-in button in each language; the credential fields are labelled alike in both. */
+/** The sign-in button and the password field in each language. */
 const SIGN_IN = { en: 'Sign in', 'pt-BR': 'Entrar' } as const;
+const PASSWORD = { en: 'Password', 'pt-BR': 'Senha' } as const;
 
-/** Fills the sign-in form the page shows and submits it; the caller waits for what it expects next. */
-export async function submitSignIn(
-  page: Page, credentials: { readonly clientId: string; readonly clientSecret: string; readonly signSecret?: string }, locale: 'en' | 'pt-BR' = 'en',
-): Promise<void> {
-  await page.getByLabel('Client id').fill(credentials.clientId);
-  await page.getByLabel('Client secret').fill(credentials.clientSecret);
-  if (credentials.signSecret !== undefined) await page.getByLabel(/^Sign-secret/).fill(credentials.signSecret);
+export type DemoRole = 'owner' | 'admin' | 'dispatcher' | 'viewer';
+
+/**
+ * Fills the sign-in form as one of the demo's people (data/demo.env's `<ROLE>_EMAIL` and
+ * `<ROLE>_PASSWORD`) and submits it; the caller waits for what it expects next.
+ */
+export async function submitSignIn(page: Page, demo: Readonly<Record<string, string>>, role: DemoRole, locale: 'en' | 'pt-BR' = 'en', password?: string): Promise<void> {
+  const key = role.toUpperCase();
+  await page.getByLabel('E-mail').fill(demo[`${key}_EMAIL`]!);
+  await page.getByLabel(PASSWORD[locale], { exact: true }).fill(password ?? demo[`${key}_PASSWORD`]!);
   await page.getByRole('button', { name: SIGN_IN[locale] }).click();
 }
 

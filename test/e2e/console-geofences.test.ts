@@ -77,7 +77,7 @@ describe('console geofences in Chromium', () => {
     opened.push(watched);
     const { page } = watched;
     await page.goto(`${base}/console/`);
-    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
+    await submitSignIn(page, demo.values, 'admin', locale);
     await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: t.geofences }).click();
     await page.locator('section.geofences[data-ready="true"]').waitFor();

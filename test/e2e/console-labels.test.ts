@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
-import { launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
+import { launchChromium, openPage, screenshot, submitSignIn, type WatchedPage, type DemoRole } from './console-browser.js';
 import { scaled } from '../support/timeouts.js';
 
 type Locale = 'en' | 'pt-BR';
@@ -55,12 +55,12 @@ describe('console times and labels in Chromium', () => {
   });
 
   /** Signed in on a 1366×768 screen in Tokyo (UTC+09:00, twelve hours from the service's zone). */
-  async function signedIn(locale: Locale, signSecret?: string): Promise<Page> {
+  async function signedIn(locale: Locale, role: DemoRole = 'viewer'): Promise<Page> {
     const watched = await openPage(browser, base, locale, [], SCREEN);
     opened.push(watched);
     const { page } = watched;
     await page.goto(`${base}/`);
-    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET!, signSecret }, locale);
+    await submitSignIn(page, demo.values, role, locale);
     await page.getByRole('heading', { level: 1, name: TEXTS[locale].fleet }).waitFor();
     await page.locator('main [data-ready="true"]').first().waitFor();
     return page;
@@ -70,7 +70,7 @@ describe('console times and labels in Chromium', () => {
     const t = TEXTS[locale];
 
     it(`when a user reads the console (${locale}), then the zone is named and switchable, values carry labels with units and coordinates 5 decimals, last seen fits 1366 px, and the ignition alert is shown as sent${locale === 'en' ? ' with an English line' : ''}`, async () => {
-      const page = await signedIn(locale, demo.values.SIGN_SECRET!);
+      const page = await signedIn(locale, 'dispatcher');
 
       // The zone: named, switched, each time moved by its offset, the instant itself unchanged.
       const zone = page.getByLabel(t.zone);
@@ -146,7 +146,7 @@ describe('console times and labels in Chromium', () => {
       });
       const { page } = watched;
       await page.goto(`${base}/`);
-      await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
+      await submitSignIn(page, demo.values, 'viewer', locale);
       await page.locator('main [data-ready="true"]').first().waitFor();
       const badge = page.locator(`table tbody tr[data-vin="${staleVin}"] .badge`);
       expect(await badge.innerText()).toBe(t.offline);

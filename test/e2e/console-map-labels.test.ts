@@ -41,7 +41,7 @@ describe('console map labels in Chromium', () => {
     const { page } = watched;
     try {
       await page.goto(`${demo.values.BASE}/console/`);
-      await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET! }, locale);
+      await submitSignIn(page, demo.values, 'viewer', locale);
       const box = page.locator('.map-box[data-map-state="idle"]');
       await box.waitFor({ timeout: scaled(20_000) });
 

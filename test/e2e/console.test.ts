@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { BIN } from '../support/service-process.js';
 import { until } from '../support/until.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
+import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage, type DemoRole } from './console-browser.js';
 import { scaled } from '../support/timeouts.js';
 
 const run = promisify(execFile);
@@ -77,10 +77,10 @@ describe('web console in Chromium', () => {
     return watched.page;
   }
 
-  async function signIn(page: Page, locale: 'en' | 'pt-BR', signSecret?: string): Promise<void> {
+  async function signIn(page: Page, locale: 'en' | 'pt-BR', role: DemoRole = 'viewer'): Promise<void> {
     const t = TEXTS[locale];
     await page.goto(`${base}/`);
-    await submitSignIn(page, { clientId: demo.values.CLIENT_ID!, clientSecret: demo.values.CLIENT_SECRET!, signSecret }, locale);
+    await submitSignIn(page, demo.values, role, locale);
     await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
   }
 
@@ -137,9 +137,9 @@ describe('web console in Chromium', () => {
       await page.getByRole('navigation').getByRole('link', { name: t.commands }).click();
       await page.getByRole('heading', { level: 1, name: t.commands }).waitFor();
       await ready(page);
-      // Signed in without the sign-secret: the session reads, and says why it sends nothing.
+      // Signed in as a viewer: the session reads, says why it sends nothing, and shows no command button.
       await page.getByRole('note').waitFor();
-      expect(await page.getByRole('button', { name: locale === 'en' ? 'Diagnostics' : 'Diagnóstico' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: locale === 'en' ? 'Diagnostics' : 'Diagnóstico' }).count()).toBe(0);
       expect(await accessibilityViolations(page)).toEqual([]);
       await screenshot(page, `commands-${locale}`);
     }, scaled(90_000));
@@ -147,7 +147,7 @@ describe('web console in Chromium', () => {
 
   it('when ignition is enabled from the console, then the Portuguese alert and code are shown, and after an explicit confirm the status goes Pending to Success', async () => {
     const page = await open('en');
-    await signIn(page, 'en', demo.values.SIGN_SECRET!);
+    await signIn(page, 'en', 'dispatcher');
     await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
     await ready(page);
     await page.getByRole('button', { name: 'Enable ignition' }).click();
@@ -166,7 +166,7 @@ describe('web console in Chromium', () => {
     await page.getByRole('cell', { name: 'Success' }).first().waitFor();
   }, scaled(60_000));
 
-  it('when the operator disables the application, then its console session stops working on the next request', async () => {
+  it('when the operator changes the person\'s role, then their console session stops working on the next request', async () => {
     const page = await open('en');
     await signIn(page, 'en');
     await ready(page);
@@ -175,7 +175,8 @@ describe('web console in Chromium', () => {
     // and the navigation it would click is gone).
     await page.locator('.map-box[data-fences]').waitFor({ timeout: scaled(20_000) });
     const db = join(folder, 'data', 'telematics.db');
-    await run(process.execPath, [BIN, 'admin', 'app', 'disable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
+    const role = (as: string) => run(process.execPath, [BIN, 'admin', 'user', 'role', '--company', 'acme', '--email', demo.values.VIEWER_EMAIL!, '--as', as, '--database', db], { cwd: folder });
+    await role('dispatcher');
     try {
       await page.getByRole('navigation').getByRole('link', { name: 'Commands' }).click();
       await page.getByText(TEXTS.en.ended).waitFor({ timeout: scaled(10_000) });
@@ -184,19 +185,17 @@ describe('web console in Chromium', () => {
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       expectUnauthorized(page);
     } finally {
-      await run(process.execPath, [BIN, 'admin', 'app', 'enable', '--client-id', demo.values.CLIENT_ID!, '--database', db], { cwd: folder });
+      await role('viewer');
     }
     // Two CLI processes (each a Node start and the store opened beside the running demo, whose
     // evaluator and simulated fleet write all along) besides the browser: 60 s, as the ignition's.
   }, scaled(60_000));
 
-  it('when the secret is wrong, then the sign-in says so and no session starts', async () => {
+  it('when the password is wrong, then the sign-in says so and no session starts', async () => {
     const page = await open('pt-BR');
     await page.goto(`${base}/console/`);
-    await page.getByLabel('Client id').fill(demo.values.CLIENT_ID!);
-    await page.getByLabel('Client secret').fill('wrong');
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('alert').getByText('Invalid client credentials.').waitFor();
+    await submitSignIn(page, demo.values, 'viewer', 'pt-BR', 'not the password at all');
+    await page.getByRole('alert').getByText('Invalid e-mail or password.').waitFor();
     expect((await page.context().cookies()).length).toBe(0);
     expectUnauthorized(page);
   });

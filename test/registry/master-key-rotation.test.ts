@@ -8,6 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { masterKeyUsage, resealUnderCurrentKey } from '../../src/registry/master-key-rotation.js';
+import { currentTotp } from '../../src/security/one-time-codes.js';
+import { inviteUser } from '../../src/users/manage-users.js';
+import { takeUpPasswordLink } from '../../src/users/password-links.js';
+import { beginTotpEnrolment, confirmTotpEnrolment } from '../../src/users/second-factor.js';
+import { verifyUserSignIn } from '../../src/users/sign-in-user.js';
 import { addCurrentKey, readKeyringFile, removeKey } from '../../src/security/keyring-file.js';
 import { keyringFromDocument, type Keyring } from '../../src/security/keyring.js';
 import { sign } from '../support/command-client.js';
@@ -71,15 +76,21 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
       headers: { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` }, json: { url: receiver.url, event_types: ['*'] },
     });
     expect(hook.status).toBe(201);
+    // A person with a second factor: their TOTP secret is sealed under the old key.
+    const people = (keyring: Keyring) => ({ store: svc.store, keyring, clock: svc.clock, users: { passwordHashCost: 10, passwordLinkLifetimeMs: 3_600_000, totpIssuer: 'Telematics' } });
+    const invited = await inviteUser(people(old), { kind: 'operator', id: 'cli' }, 'alpha', { email: 'two-factor@alpha.example', role: 'viewer' });
+    await takeUpPasswordLink(people(old), invited.link.token, 'a password long enough');
+    const { secret } = await beginTotpEnrolment(people(old), invited.user.id);
+    await confirmTotpEnrolment(people(old), invited.user.id, currentTotp(secret, svc.clock.now()));
 
     // 1. A new master key first, the old one still listed; the service restarted with both.
     const both = keyringFromDocument({ ...asDocument(old), master: [{ id: 'new-master', key: Buffer.alloc(32, 7).toString('base64') }, ...asDocument(old).master] }, 'test');
     await svc.restartWithKeyring(both);
     // 2. keys reseal: sealed values move at once (and a second run has nothing left to do).
     const report = await resealUnderCurrentKey(svc.store.db, both);
-    expect(report).toMatchObject({ idempotentResponses: 1, webhookSecrets: 1, unopenable: 0 });
+    expect(report).toMatchObject({ idempotentResponses: 1, webhookSecrets: 1, totpSecrets: 1, unopenable: 0 });
     expect(report.signSecrets).toBeGreaterThanOrEqual(4);
-    expect(await resealUnderCurrentKey(svc.store.db, both)).toEqual({ signSecrets: 0, idempotentResponses: 0, webhookSecrets: 0, unopenable: 0 });
+    expect(await resealUnderCurrentKey(svc.store.db, both)).toEqual({ signSecrets: 0, idempotentResponses: 0, webhookSecrets: 0, totpSecrets: 0, unopenable: 0 });
     // 3. Hashes move on their next use: a token for each application in use, one ingest.
     for (const [clientId, secret] of [['alpha-dispatch', SECRETS.alphaDispatch.client], ['alpha-reports', SECRETS.alphaReports.client], ['alpha-short', SECRETS.alphaShort.client], ['beta-ops', SECRETS.betaOps.client]] as const) {
       await svc.token(clientId, secret);
@@ -88,7 +99,8 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
     const usage = (await masterKeyUsage(svc.store.db, both)).find((u) => u.keyId === oldId)!;
     // Left: the disabled application's hash (it cannot sign in) and othermotors' generated ingest
     // key, which nobody has pushed with: both secrets must be rotated before the old key can go.
-    expect(usage).toMatchObject({ current: false, known: true, signSecrets: 0, ingestKeyHashes: 1, idempotentResponses: 0, clientSecretHashes: 1, webhookSecrets: 0 });
+    // And the person's unused recovery codes: hashes, re-made only when they enrol again.
+    expect(usage).toMatchObject({ current: false, known: true, signSecrets: 0, ingestKeyHashes: 1, idempotentResponses: 0, clientSecretHashes: 1, webhookSecrets: 0, totpSecrets: 0, recoveryCodeHashes: 10 });
 
     // 4. The old key retired: everything that is in use still works.
     const onlyNew = keyringFromDocument({ ...asDocument(old), master: [asDocument(both).master[0]!] }, 'test');
@@ -103,6 +115,10 @@ describe.each(DATABASE_KINDS)('master key rotation on %s', (kind) => {
     const ping = await svc.request('POST', `/webhook-endpoints/${hook.body.id}/test`, { headers: { authorization: `Bearer ${token}` } });
     expect(ping.body).toMatchObject({ status_code: 200, error: null });
     await receiver.close();
+    // The re-sealed TOTP secret opens under the new key: the person signs in with a code.
+    svc.clock.advance(30_000);
+    const signedIn = await verifyUserSignIn(people(onlyNew), 'two-factor@alpha.example', 'a password long enough', currentTotp(secret, svc.clock.now()));
+    expect(signedIn.secondFactor).toBe('totp');
     expect((await masterKeyUsage(svc.store.db, onlyNew)).find((u) => u.keyId === oldId)).toMatchObject({ known: false, clientSecretHashes: 1 });
   });
 

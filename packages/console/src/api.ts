@@ -23,7 +23,7 @@ let serverClockAheadMs = 0;
 /** Now on the service's clock (to a second): a record's age is judged as the service judges it. */
 export const serverNow = (): number => Date.now() + serverClockAheadMs;
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { 'x-telematics-console': '1', accept: 'application/json' };

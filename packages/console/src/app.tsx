@@ -5,6 +5,7 @@ import { I18n, initialLocale, rememberLocale, translator, type Locale } from './
 import { initialZone, rememberZone, zoneOf, type ZoneChoice } from './i18n/time-zone.js';
 import { Layout } from './parts/layout.js';
 import { SignIn } from './screens/sign-in.js';
+import { SetPassword } from './screens/set-password.js';
 import { FleetScreen } from './screens/fleet.js';
 import { VehicleScreen } from './screens/vehicle.js';
 import { TripsScreen } from './screens/trips.js';
@@ -12,6 +13,8 @@ import { CommandsScreen } from './screens/commands.js';
 import { GeofencesScreen } from './screens/geofences/geofences-screen.js';
 import { AlertsScreen } from './screens/alerts/alerts-screen.js';
 import { AlertRulesScreen } from './screens/alerts/alert-rules-screen.js';
+import { PeopleScreen } from './screens/people/people-screen.js';
+import { AccountScreen } from './screens/people/account-screen.js';
 import type { Session } from './types.js';
 
 export function App() {
@@ -21,6 +24,9 @@ export function App() {
   // undefined: not known yet; null: signed out.
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [ended, setEnded] = useState(false);
+  // An invitation or reset link: its token is in the fragment, never sent to the server by the browser.
+  const [passwordToken, setPasswordToken] = useState<string | undefined>(() => /^#password=([A-Za-z0-9_-]{43})$/.exec(location.hash)?.[1]);
+  const [setPasswordFor, setSetPasswordFor] = useState<string | undefined>();
 
   useEffect(() => { rememberLocale(locale); }, [locale]);
   useEffect(() => { rememberZone(zone); }, [zone]);
@@ -30,8 +36,20 @@ export function App() {
   }, []);
 
   let content;
-  if (session === undefined) content = <p class="loading">{i18n.t('loading')}</p>;
-  else if (session === null) content = <SignIn ended={ended} onSignedIn={(s) => { setEnded(false); setSession(s); }} locale={locale} onLocale={setLocale} />;
+  const passwordDone = (email: string | undefined) => {
+    history.replaceState(null, '', location.pathname);
+    setPasswordToken(undefined);
+    setSetPasswordFor(email);
+    setSession(null);
+  };
+  if (passwordToken !== undefined) content = <SetPassword token={passwordToken} onDone={passwordDone} locale={locale} onLocale={setLocale} />;
+  else if (session === undefined) content = <p class="loading">{i18n.t('loading')}</p>;
+  else if (session === null) {
+    content = (
+      <SignIn ended={ended} email={setPasswordFor} notice={setPasswordFor === undefined ? undefined : i18n.t('passwordSet')}
+        onSignedIn={(s) => { setEnded(false); setSession(s); }} locale={locale} onLocale={setLocale} />
+    );
+  }
   else {
     content = (
       <LocationProvider scope="/console">
@@ -44,6 +62,8 @@ export function App() {
             <Route path="/console/geofences" component={() => <GeofencesScreen session={session} />} />
             <Route path="/console/alerts" component={() => <AlertsScreen session={session} />} />
             <Route path="/console/alert-rules" component={() => <AlertRulesScreen session={session} />} />
+            <Route path="/console/people" component={() => <PeopleScreen session={session} />} />
+            <Route path="/console/account" component={() => <AccountScreen />} />
             <Route default component={() => <FleetScreen session={session} />} />
           </Router>
         </Layout>

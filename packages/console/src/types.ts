@@ -4,11 +4,16 @@ import type { VehicleState } from '@telematics/contract';
 export type { VehicleState };
 
 export interface Session {
-  readonly client_id: string;
-  readonly application: string;
+  /** An application's session (the service's own tests and tools); null for a person's. */
+  readonly client_id: string | null;
+  readonly application: string | null;
+  /** The person signed in. */
+  readonly user: { readonly email: string; readonly role: 'owner' | 'admin' | 'dispatcher' | 'viewer' } | null;
+  /** What this session may do (the role's scopes): the page shows only what the server would allow. */
+  readonly scopes: readonly string[];
   readonly company: string;
   readonly expires: string;
-  /** Whether the sign-in proved the sign-secret: only then may this session send commands. */
+  /** Whether this session may send commands (its role may; the service signs them). */
   readonly commands: boolean;
   readonly basemap: Basemap | null;
   /** The service's offline threshold: a newest record older than this is not reporting. */
@@ -58,3 +63,6 @@ export interface CommandItem {
   readonly code?: string;
   readonly message?: string;
 }
+
+/** Whether the session may use `scope`: a control the server would refuse is not shown. */
+export const sessionMay = (session: Session, scope: string): boolean => session.scopes.includes(scope);

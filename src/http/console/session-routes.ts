@@ -7,6 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { closeConsoleSession, openConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
 import type { Role } from '../../domain/roles.js';
+import { scopeClaimOf } from '../../domain/scopes.js';
 import { verifyUserSignIn } from '../../users/sign-in-user.js';
 import { userDepsOf } from './console-settings.js';
 import { currentSession } from './session-hook.js';
@@ -37,6 +38,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       return {
         client_id: principal.user ? null : principal.clientId, application: principal.user ? null : application?.name ?? '', company: company?.name ?? '',
         user: principal.user ? { email: principal.user.email, role: principal.user.role } : null,
+        scopes: scopeClaimOf(principal.scopes).split(' ').filter((s) => s !== ''),
         expires: formatIsoLocal(expiresAt), commands: mayCommand, basemap: settings.basemap ? publicBasemap(settings.basemap) : null,
         // The page holds a fleet answer while time passes: past this age a state no longer stands.
         offline_after_seconds: Math.round(deps.vehicleStates.offlineAfterMs / 1000),

@@ -77,7 +77,7 @@ export function CommandsScreen({ mayCommand }: { mayCommand: boolean }) {
         </label>
         {mayCommand ? null : <p class="notice" role="note">{t('readOnlySession')}</p>}
         <div class="buttons">
-          {COMMANDS.map((c) => <button type="button" key={c} disabled={!mayCommand || !vin || sending || confirming !== undefined} onClick={() => send(c)}>{t(c)}</button>)}
+          {mayCommand ? COMMANDS.map((c) => <button type="button" key={c} disabled={!vin || sending || confirming !== undefined} onClick={() => send(c)}>{t(c)}</button>) : null}
         </div>
       </form>
       {confirming ? (

@@ -1,13 +1,19 @@
 import { useState } from 'preact/hooks';
+import { errors } from '@telematics/contract';
 import { ApiError, call } from '../api.js';
 import { useI18n, type Locale } from '../i18n/i18n.js';
 import { LanguageSwitch } from '../parts/language-switch.js';
 import type { Session } from '../types.js';
 
-export function SignIn(props: { ended: boolean; onSignedIn(s: Session): void; locale: Locale; onLocale(l: Locale): void }) {
+/**
+ * A person's sign-in: e-mail and password; when the service answers that a second factor is
+ * needed, the code field appears and the same form is sent again with it.
+ */
+export function SignIn(props: { ended: boolean; notice?: string | undefined; email?: string | undefined; onSignedIn(s: Session): void; locale: Locale; onLocale(l: Locale): void }) {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const [askCode, setAskCode] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -15,10 +21,11 @@ export function SignIn(props: { ended: boolean; onSignedIn(s: Session): void; lo
     setError(undefined);
     try {
       props.onSignedIn(await call<Session>('POST', '/console/session', {
-        client_id: form.get('client_id'), client_secret: form.get('client_secret'), sign_secret: form.get('sign_secret') || undefined,
+        email: form.get('email'), password: form.get('password'), code: form.get('code') || undefined,
       }));
     } catch (e) {
-      setError(e instanceof ApiError ? e.detail : String(e));
+      if (e instanceof ApiError && e.detail === errors.secondFactorRequired.text && !askCode) setAskCode(true);
+      else setError(e instanceof ApiError ? e.detail : String(e));
     } finally {
       setBusy(false);
     }
@@ -30,11 +37,16 @@ export function SignIn(props: { ended: boolean; onSignedIn(s: Session): void; lo
       <form onSubmit={submit} aria-labelledby="sign-in-title">
         <h2 id="sign-in-title">{t('signInTitle')}</h2>
         {props.ended ? <p role="status">{t('sessionEnded')}</p> : null}
+        {props.notice ? <p role="status">{props.notice}</p> : null}
         <p class="help">{t('signInHelp')}</p>
-        <label>{t('clientId')}<input name="client_id" autocomplete="username" required spellcheck={false} /></label>
-        <label>{t('clientSecret')}<input name="client_secret" type="password" autocomplete="current-password" required /></label>
-        <label>{t('signSecret')}<input name="sign_secret" type="password" autocomplete="off" aria-describedby="sign-secret-help" /></label>
-        <p id="sign-secret-help" class="help">{t('signSecretHelp')}</p>
+        <label>{t('email')}<input name="email" type="email" autocomplete="username" required spellcheck={false} value={props.email} /></label>
+        <label>{t('password')}<input name="password" type="password" autocomplete="current-password" required /></label>
+        {askCode ? (
+          <>
+            <label>{t('code')}<input name="code" autocomplete="one-time-code" inputMode="numeric" required aria-describedby="code-help" /></label>
+            <p id="code-help" class="help">{t('codeHelp')}</p>
+          </>
+        ) : null}
         {error ? <p class="problem" role="alert">{error}</p> : null}
         <button type="submit" disabled={busy}>{busy ? t('signingIn') : t('signIn')}</button>
       </form>

@@ -8,14 +8,15 @@ import type { MessageKey } from '../../i18n/en.js';
 import { useI18n } from '../../i18n/i18n.js';
 import { Problem } from '../../parts/problem.js';
 import { useLoad } from '../../parts/use-load.js';
-import type { Session, Vehicle } from '../../types.js';
+import { sessionMay, type Session, type Vehicle } from '../../types.js';
 import { THRESHOLD_UNITS, type AlertRule } from './alert-types.js';
 import { RuleEditor } from './rule-editor.js';
 import './alerts.css';
 
 type Editing = { readonly rule: AlertRule | undefined } | undefined;
 
-export function AlertRulesScreen(_props: { session: Session }) {
+export function AlertRulesScreen({ session }: { session: Session }) {
+  const mayWrite = sessionMay(session, 'alerts:write');
   const i18n = useI18n();
   const { t } = i18n;
   const rules = useLoad(() => apiCall<AlertRule[]>('GET', '/alert-rules'), []);
@@ -48,7 +49,7 @@ export function AlertRulesScreen(_props: { session: Session }) {
     <section class="alert-rules" data-ready={rules.loading ? undefined : 'true'} aria-labelledby="rules-title">
       <h1 id="rules-title">{t('alertRules')}</h1>
       {message ? <p role="status">{message}</p> : null}
-      {editing === undefined ? <p class="buttons"><button type="button" class="new-rule" onClick={() => { setMessage(undefined); setEditing({ rule: undefined }); }}>{t('newRule')}</button></p> : null}
+      {editing === undefined && mayWrite ? <p class="buttons"><button type="button" class="new-rule" onClick={() => { setMessage(undefined); setEditing({ rule: undefined }); }}>{t('newRule')}</button></p> : null}
       {editing !== undefined ? (
         <RuleEditor key={editing.rule?.id ?? 'new'} rule={editing.rule} vehicles={vehicles.data}
           onCancel={() => setEditing(undefined)}
@@ -73,8 +74,10 @@ export function AlertRulesScreen(_props: { session: Session }) {
                 <td>{r.vins === null ? t('scopeAll') : t('scopeCount', { n: r.vins.length })}</td>
                 <td>{r.enabled ? t('enabledYes') : t('enabledNo')}</td>
                 <td class="buttons">
+                  {mayWrite ? <>
                   <button type="button" aria-label={`${t('editRule')}: ${r.name}`} onClick={() => { setMessage(undefined); setEditing({ rule: r }); }}>{t('editRule')}</button>
                   <button type="button" class="danger" aria-label={`${t('deleteRule')}: ${r.name}`} onClick={() => { setRefusal(undefined); setDeleting(r); }}>{t('deleteRule')}</button>
+                  </> : null}
                 </td>
               </tr>
             ))}

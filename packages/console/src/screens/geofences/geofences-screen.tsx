@@ -4,7 +4,7 @@ import { useI18n } from '../../i18n/i18n.js';
 import { Problem } from '../../parts/problem.js';
 import { useLoad } from '../../parts/use-load.js';
 import { useModule } from '../../parts/use-module.js';
-import type { Session, Vehicle } from '../../types.js';
+import { sessionMay, type Session, type Vehicle } from '../../types.js';
 import { addPoint, draftBody, draftOf, emptyDraft, finish, movePoint, type FenceDraft } from './fence-draft.js';
 import { FenceEditor } from './fence-editor.js';
 import { FenceTable } from './fence-table.js';
@@ -68,24 +68,29 @@ export function GeofencesScreen({ session }: { session: Session }) {
     }
   };
 
+  const mayWrite = sessionMay(session, 'geofences:write');
   if (fences.error && !fences.data) return <Problem error={fences.error} onRetry={fences.reload} />;
   return (
     <section class="geofences" data-ready={fences.data && !fences.loading ? 'true' : undefined} aria-labelledby="geofences-title">
       <h1 id="geofences-title">{t('geofences')}</h1>
       <div class="split">
         <div class="list">
-          <div class="buttons">
-            <button type="button" disabled={draft !== undefined} onClick={() => { setSelectedId(undefined); edit(emptyDraft('polygon')); }}>{t('newGeofence')}</button>
-          </div>
+          {mayWrite ? (
+            <div class="buttons">
+              <button type="button" disabled={draft !== undefined} onClick={() => { setSelectedId(undefined); edit(emptyDraft('polygon')); }}>{t('newGeofence')}</button>
+            </div>
+          ) : null}
           {done ? <p role="status" class="done">{done}</p> : null}
           {fences.data ? <FenceTable fences={fences.data} selectedId={selectedId} onSelect={setSelectedId} /> : <p class="loading">{t('loading')}</p>}
           {selected && !draft ? (
             <div class="fence-chosen" aria-label={selected.name} role="group">
               <p><strong>{selected.name}</strong>{selected.description ? ` · ${selected.description}` : ''}</p>
-              <div class="buttons">
-                <button type="button" onClick={() => edit(draftOf(selected))}>{t('editGeofence')}</button>
-                <button type="button" class="danger" onClick={() => setDeleting(selected)}>{t('deleteGeofence')}</button>
-              </div>
+              {mayWrite ? (
+                <div class="buttons">
+                  <button type="button" onClick={() => edit(draftOf(selected))}>{t('editGeofence')}</button>
+                  <button type="button" class="danger" onClick={() => setDeleting(selected)}>{t('deleteGeofence')}</button>
+                </div>
+              ) : null}
             </div>
           ) : null}
           {deleting ? (
