@@ -1,6 +1,6 @@
 /**
  * People in the web console, against `npm start`'s demo, in Debian's Chromium, in both
- * languages: an admin invites a viewer on the People screen; the link, opened in another
+ * languages: an admin invites a viewer on the People screen (and finds it on the Audit screen); the link, opened in another
  * browser, sets a password; the viewer signs in, sees no command button and no People screen,
  * enrols two-factor sign-in on the Account screen (the code computed from the secret it shows)
  * and signs in again with a recovery code. axe clean on every screen, no console error, no
@@ -18,11 +18,11 @@ import { accessibilityViolations, launchChromium, openPage, screenshot, submitSi
 
 const TEXTS = {
   en: {
-    fleet: 'Fleet', people: 'People', account: 'Account', invite: 'Invite', role: 'Role', viewer: 'viewer', setPassword: 'Set password', newPassword: 'New password (12 characters or more)',
+    fleet: 'Fleet', people: 'People', account: 'Account', audit: 'Audit', invite: 'Invite', role: 'Role', viewer: 'viewer', setPassword: 'Set password', newPassword: 'New password (12 characters or more)',
     signIn: 'Sign in', password: 'Password', code: 'Code', setUp: 'Set up two-factor sign-in', confirm: 'Confirm', commands: 'Commands', signOut: 'Sign out',
   },
   'pt-BR': {
-    fleet: 'Frota', people: 'Pessoas', account: 'Conta', invite: 'Convidar', role: 'Papel', viewer: 'leitor', setPassword: 'Definir senha', newPassword: 'Nova senha (12 caracteres ou mais)',
+    fleet: 'Frota', people: 'Pessoas', account: 'Conta', audit: 'Auditoria', invite: 'Convidar', role: 'Papel', viewer: 'leitor', setPassword: 'Definir senha', newPassword: 'Nova senha (12 caracteres ou mais)',
     signIn: 'Entrar', password: 'Senha', code: 'Código', setUp: 'Ativar login em duas etapas', confirm: 'Confirmar', commands: 'Comandos', signOut: 'Sair',
   },
 } as const;
@@ -76,6 +76,13 @@ describe('people in the web console in Chromium', () => {
       await admin.locator(`tr[data-email="${email}"]`).waitFor();
       expect(await accessibilityViolations(admin)).toEqual([]);
       await screenshot(admin, `people-${locale}`);
+      // The invitation is in the audit trail, under the admin's name.
+      await admin.getByRole('navigation').getByRole('link', { name: t.audit }).click();
+      const invitedEntry = admin.locator('tr[data-action="user.invited"]').filter({ hasText: email });
+      await invitedEntry.waitFor();
+      expect(await invitedEntry.innerText()).toContain(`user: ${demo.values.ADMIN_EMAIL}`);
+      expect(await accessibilityViolations(admin)).toEqual([]);
+      await screenshot(admin, `audit-${locale}`);
 
       // The invited person, in a browser of their own.
       const viewer = await open(locale);

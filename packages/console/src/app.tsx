@@ -15,6 +15,7 @@ import { AlertsScreen } from './screens/alerts/alerts-screen.js';
 import { AlertRulesScreen } from './screens/alerts/alert-rules-screen.js';
 import { PeopleScreen } from './screens/people/people-screen.js';
 import { AccountScreen } from './screens/people/account-screen.js';
+import { AuditScreen } from './screens/audit/audit-screen.js';
 import type { Session } from './types.js';
 
 export function App() {
@@ -64,6 +65,7 @@ export function App() {
             <Route path="/console/alert-rules" component={() => <AlertRulesScreen session={session} />} />
             <Route path="/console/people" component={() => <PeopleScreen session={session} />} />
             <Route path="/console/account" component={() => <AccountScreen />} />
+            <Route path="/console/audit" component={() => <AuditScreen />} />
             <Route default component={() => <FleetScreen session={session} />} />
           </Router>
         </Layout>

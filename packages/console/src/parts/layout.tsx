@@ -30,6 +30,7 @@ export function Layout(props: { session: Session; locale: Locale; onLocale(l: Lo
           <a href="/console/alerts" aria-current={current('/console/alerts', true)}>{t('alerts')}</a>
           <a href="/console/alert-rules" aria-current={current('/console/alert-rules')}>{t('alertRules')}</a>
           {sessionMay(props.session, 'users:manage') && props.session.user ? <a href="/console/people" aria-current={current('/console/people')}>{t('people')}</a> : null}
+          {sessionMay(props.session, 'audit:read') ? <a href="/console/audit" aria-current={current('/console/audit')}>{t('audit')}</a> : null}
           {props.session.user ? <a href="/console/account" aria-current={current('/console/account')}>{t('account')}</a> : null}
         </nav>
         <span class="who">{t('signedInAs', { client: who(props.session, t), company: props.session.company })}</span>
