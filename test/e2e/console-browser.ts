@@ -60,8 +60,8 @@ export async function openPage(browser: Browser, base: string, locale: 'en' | 'p
   const page = await context.newPage();
   page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
-  // A console asset that fails says which, and whether the built file was there (a missing asset
-  // once failed only under the whole suite's load: the URL and the file's state are the clue).
+  // A console asset that fails says which, and whether the built file was there: a rebuild under
+  // a running demo once made them vanish mid-suite (`npx telematics` ran prepare; scripts/prepare.mjs).
   page.on('response', (response) => {
     const path = new URL(response.url()).pathname;
     if (response.status() >= 400 && path.startsWith('/console/assets/')) {
