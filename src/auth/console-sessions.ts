@@ -106,6 +106,8 @@ export async function openUserConsoleSession(
   now: number, settings: ConsoleSessionSettings,
 ): Promise<OpenedSession> {
   const app = await ensureConsoleApplication(store.db, keyring, user.company_id, now);
+  // The operator disabled the company's console application: its people's sessions would end on their first request.
+  if (app.enabled !== 1) throw new ServiceError(errors.accessDenied);
   const scopes = roleScopes(user.role);
   const current = hasScope(scopes, 'commands:write') ? currentSignSecret(app, (applicationId, sealed) => openSignSecret(applicationId, sealed, keyring)) : undefined;
   const signProof = current === undefined ? null : sha256(current);

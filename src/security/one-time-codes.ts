@@ -3,8 +3,9 @@
  * `otpauth://` URI) through the otpauth library, and single-use recovery codes. A code is
  * accepted one step either side of now (clock drift of a phone) and never twice: the step it
  * matched is kept, and a code of that step or an earlier one is refused, so a code seen over a
- * shoulder cannot be replayed within its 90 s. Guessing is left to the sign-in throttle: with
- * 3 steps accepted and at most 5 tries a window, a guess succeeds about once in 67,000 windows.
+ * shoulder cannot be replayed within its 90 s. Guessing is left to the throttle of the routes that
+ * take a code (`--token-rate-client`, 20 a minute by default): with 3 steps accepted, each guess
+ * succeeds once in about 333,000.
  */
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';

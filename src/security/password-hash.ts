@@ -5,10 +5,12 @@
  * milliseconds a hash, which makes a GPU's parallelism expensive. The cost is written into each
  * hash, so a lower cost for tests or small machines verifies old hashes unchanged, and a hash
  * under a cost other than the configured one is re-made at the next sign-in.
- * Hashes run two at a time at most: sign-in attempts queue instead of taking the machine's memory.
+ * Hashes run two at a time at most: sign-in attempts queue instead of taking the machine's memory,
+ * and past 32 waiting one is answered 503 at once (a flood of sign-ins cannot stall them for ever).
  * Format: `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<key b64url>`.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { errors, ServiceError } from '../domain/errors.js';
 
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
@@ -19,12 +21,17 @@ const MIN_LOG2_N = 10;
 export const MAX_LOG2_N = 20;
 export const DEFAULT_LOG2_N = 17;
 const CONCURRENT_HASHES = 2;
+/** Hashes waiting at most (a few seconds' work): past it a sign-in is refused at once, not queued for ever. */
+const MAX_WAITING = 32;
 
 let running = 0;
 const waiting: (() => void)[] = [];
 
 async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (running >= CONCURRENT_HASHES) {
+    if (waiting.length >= MAX_WAITING) throw new ServiceError(errors.unavailable, {}, 5);
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
   running += 1;
   try {
     return await work();

@@ -95,3 +95,14 @@ export async function listChainsOfEntries(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('audit_entries').select('chain').distinct().orderBy('chain').execute();
   return rows.map((r) => r.chain);
 }
+
+/**
+ * Takes the company chain's head lock now, at the start of a transaction whose entry will take it
+ * anyway: changes that must see each other (a company's people: "at least one owner") then run one
+ * after the other on PostgreSQL too. One chain per transaction, so no new order of locks.
+ */
+export async function lockAuditChain(trx: Db, companyId: string | null): Promise<void> {
+  const chain = chainOf(companyId);
+  await trx.insertInto('audit_chains').values({ chain, seq: 0, hash: GENESIS_HASH }).onConflict((oc) => oc.column('chain').doNothing()).execute();
+  await trx.updateTable('audit_chains').set((eb) => ({ seq: eb.ref('seq') })).where('chain', '=', chain).execute();
+}

@@ -46,3 +46,9 @@ export function classifyStoreError(error: unknown): StoreErrorKind | undefined {
   if (typeof code === 'string' && DATA_EXCEPTION.test(code)) return 'bad-input';
   return undefined;
 }
+
+/** A unique constraint refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE): two writers raced for one key. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -30,10 +30,16 @@ export async function listCompanyUsers(db: Db, companyId: string): Promise<UserR
   return rows.map(numbers);
 }
 
-export async function countCompanyOwners(db: Db, companyId: string): Promise<number> {
+/** Owners of the company other than `exceptId` who have a password (an invited owner cannot sign in yet). */
+export async function countOtherActiveOwners(db: Db, companyId: string, exceptId: string): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('company_id', '=', companyId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+    .where('company_id', '=', companyId).where('role', '=', 'owner').where('id', '<>', exceptId).where('password_hash', 'is not', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export async function deletePasswordLinks(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('password_links').where('user_id', '=', userId).execute();
 }
 
 /**

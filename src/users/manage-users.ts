@@ -1,19 +1,22 @@
 /**
  * Managing a company's people: invite, change a role, reset a password, remove. The one who acts
  * is a user of the company (ranked by role, domain/roles.ts) or the operator (any company, any
- * role). A company keeps at least one owner. Each change and its audit entry are one transaction;
+ * role). A company keeps at least one owner who has set a password (an invited owner does not count). Each change and its audit entry are one transaction;
  * a change of role, a reset or a removal ends the user's sessions at once (the version moves on).
+ * Role changes and removals of a company run one after the other (its audit chain's head is
+ * locked first), so two owners demoting each other cannot leave the company without one.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditActor } from '../domain/audit-chain.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import { isRole, mayManageRole, ROLES, type Role } from '../domain/roles.js';
-import { appendAuditEntries } from '../store/audit-queries.js';
+import { appendAuditEntries, lockAuditChain } from '../store/audit-queries.js';
+import { isUniqueViolation } from '../store/classify-error.js';
 import type { Db } from '../store/connection.js';
 import { inTransaction } from '../store/in-transaction.js';
 import { findCompany } from '../store/registry-queries.js';
 import {
-  countCompanyOwners, deleteUser, findUserByEmail, findUserById, insertUser, listCompanyUsers, updateUser, type UserRow,
+  countOtherActiveOwners, deletePasswordLinks, deleteUser, findUserByEmail, findUserById, insertUser, listCompanyUsers, updateUser, type UserRow,
 } from '../store/users-queries.js';
 import { issuePasswordLink, type IssuedLink } from './password-links.js';
 import type { UserDeps } from './user-deps.js';
@@ -68,7 +71,13 @@ export async function inviteUser(deps: UserDeps, manager: UserManager, companyId
   const link = await inTransaction(deps.store.db, async (trx) => {
     if (!(await findCompany(trx, companyId))) throw new ServiceError(errors.userInvalid, { problem: `unknown company "${companyId}"` });
     if (await findUserByEmail(trx, email)) throw new ServiceError(errors.userExists);
-    await insertUser(trx, row);
+    try {
+      await insertUser(trx, row);
+    } catch (error) {
+      // Invited at the same moment by someone else (e-mails are unique across companies).
+      if (isUniqueViolation(error)) throw new ServiceError(errors.userExists);
+      throw error;
+    }
     const issued = await issuePasswordLink(trx, row.id, 'invitation', now, deps.users.passwordLinkLifetimeMs);
     await appendAuditEntries(trx, [{ companyId, actor: actorOf(manager), action: 'user.invited', target: email, outcome: 'success', details: { role } }], now);
     return issued;
@@ -80,12 +89,16 @@ export async function changeUserRole(deps: UserDeps, manager: UserManager, compa
   const role = roleOf(body.role);
   const now = deps.clock.now();
   return inTransaction(deps.store.db, async (trx) => {
+    await lockAuditChain(trx, companyId);
     const user = await userOfCompany(trx, companyId, id);
     checkMayManage(manager, user.role as Role);
     checkMayManage(manager, role);
     if (user.role === role) return userResource(user);
-    if (user.role === 'owner' && (await countCompanyOwners(trx, companyId)) <= 1) throw new ServiceError(errors.lastOwner);
+    if (user.role === 'owner' && (await countOtherActiveOwners(trx, companyId, user.id)) === 0) throw new ServiceError(errors.lastOwner);
     if (!(await updateUser(trx, user, { role }, now, true))) throw new ServiceError(errors.userNotFound);
+    // A link handed out for the old role must not set up an account of the new one (an admin's
+    // invitation of a viewer later made owner): the person needs a new link (a reset).
+    await deletePasswordLinks(trx, user.id);
     await appendAuditEntries(trx, [{ companyId, actor: actorOf(manager), action: 'user.role_changed', target: user.email, outcome: 'success', details: { from: user.role, to: role } }], now);
     return userResource({ ...user, role });
   });
@@ -108,9 +121,10 @@ export async function resetUserPassword(deps: UserDeps, manager: UserManager, co
 export async function removeUser(deps: UserDeps, manager: UserManager, companyId: string, id: string): Promise<void> {
   const now = deps.clock.now();
   await inTransaction(deps.store.db, async (trx) => {
+    await lockAuditChain(trx, companyId);
     const user = await userOfCompany(trx, companyId, id);
     checkMayManage(manager, user.role as Role);
-    if (user.role === 'owner' && (await countCompanyOwners(trx, companyId)) <= 1) throw new ServiceError(errors.lastOwner);
+    if (user.role === 'owner' && (await countOtherActiveOwners(trx, companyId, user.id)) === 0) throw new ServiceError(errors.lastOwner);
     if (!(await deleteUser(trx, user.id))) throw new ServiceError(errors.userNotFound);
     await appendAuditEntries(trx, [{ companyId, actor: actorOf(manager), action: 'user.removed', target: user.email, outcome: 'success', details: { role: user.role } }], now);
   });

@@ -2,7 +2,8 @@
  * Enrolling a second factor: a new secret is kept pending (sealed) and shown once as an
  * `otpauth://` URI; the first code from the app confirms it, and only then does sign-in ask for
  * codes, so a person who scanned nothing is never locked out. Confirming returns ten recovery
- * codes, shown once. Removing the factor takes a current code (or a recovery code).
+ * codes, shown once. Removing the factor takes a current code of the app (a person without the
+ * phone signs in with a recovery code and asks an admin for a reset).
  */
 import { errors, ServiceError } from '../domain/errors.js';
 import { appendAuditEntries } from '../store/audit-queries.js';

@@ -3,7 +3,7 @@
  * code, or one of the recovery codes, each good once). An unknown e-mail costs a hash too, and
  * answers as a wrong password does, so the answer and its time tell nothing of who exists.
  * Throttling is the caller's (the HTTP route takes from the same limits as POST /token, keyed by
- * the e-mail): nothing here locks an account, so nobody can lock someone else out.
+ * the e-mail and the address): nothing here locks an account, so nobody can lock someone else out.
  * A sign-in and a failure of a known person are audit entries of the person's company.
  */
 import type { AuditDraft } from '../domain/audit-chain.js';
@@ -53,7 +53,14 @@ export async function verifyUserSignIn(deps: UserDeps, email: string, password: 
 /** `totp` or `recovery-code` when the code holds (and is now spent), `none` when it does not. */
 async function checkSecondFactor(deps: UserDeps, user: UserRow, code: string, now: number): Promise<SecondFactor> {
   if (/^\d{6}$/.test(code)) {
-    const step = matchTotp(openTotpSecret(user.id, user.totp_sealed!, deps.keyring), code, now, user.totp_last_step);
+    let secret: string;
+    try {
+      secret = openTotpSecret(user.id, user.totp_sealed!, deps.keyring);
+    } catch {
+      // Sealed under a master key no longer listed: only a recovery code (or a reset) helps now.
+      return 'none';
+    }
+    const step = matchTotp(secret, code, now, user.totp_last_step);
     return step !== undefined && (await claimTotpStep(deps.store.db, user.id, step)) ? 'totp' : 'none';
   }
   const typed = normalizedRecoveryCode(code);

@@ -188,6 +188,20 @@ describe.each(DATABASE_KINDS)('console users on %s', (kind) => {
     expect((await signIn(EMAIL('dispatcher'), 'a brand new dispatcher pass')).res.status).toBe(200);
   });
 
+  it('when an invited person\'s role changes, then the link handed out before no longer works; an invited owner does not keep the company owned', async () => {
+    const invited = await svc.request('POST', '/console/api/users', { json: { email: 'later-owner@alpha.example', role: 'viewer' }, headers: as(cookies.admin) });
+    expect(invited.status).toBe(201);
+    const promoted = await svc.request('PATCH', `/console/api/users/${invited.body.user.id}`, { json: { role: 'owner' }, headers: as(cookies.owner) });
+    expect(promoted.body).toMatchObject({ role: 'owner', status: 'invited' });
+    // The admin kept the viewer's link: it must not set up an owner's account.
+    expect((await takeUp(invited.body.link, 'the admin wants an owner account')).status).toBe(410);
+    // The only owner who can sign in is still the last one, whatever invited owners exist.
+    const owner = (await svc.request('GET', '/console/api/users', { headers: as(cookies.owner) })).body.data.find((p: { email: string }) => p.email === EMAIL('owner'));
+    expect((await svc.request('PATCH', `/console/api/users/${owner.id}`, { json: { role: 'admin' }, headers: as(cookies.owner) })).body).toEqual({ detail: 'A company keeps at least one owner.' });
+    // The invited owner can be removed: another owner who can sign in remains.
+    expect((await svc.request('DELETE', `/console/api/users/${invited.body.user.id}`, { headers: as(cookies.owner) })).status).toBe(204);
+  });
+
   it('when an invitation is older than its lifetime, then it is gone (410), and an unknown or malformed token is too', async () => {
     const invited = await svc.request('POST', '/console/api/users', { json: { email: 'late@alpha.example', role: 'viewer' }, headers: as(cookies.owner) });
     svc.clock.advance(72 * HOUR + 1);
@@ -220,5 +234,23 @@ describe.each(DATABASE_KINDS)('console users on %s', (kind) => {
       expect(text.includes(secret.replace('-', '')), `found ${secret.slice(0, 4)}… in clear`).toBe(false);
     }
     expect(secrets.length).toBeGreaterThan(15);
+  });
+
+  it('when two owners demote each other at the same moment, then exactly one change applies and the company keeps an owner', async () => {
+    const deps = { store: svc.store, keyring: svc.keyring, clock: svc.clock, users: USERS };
+    const second = await inviteUser(deps, { kind: 'operator', id: 'cli' }, 'alpha', { email: 'second-owner@alpha.example', role: 'owner' });
+    expect((await svc.request('POST', '/console/password', { json: { token: second.link.token, password: 'second owner long password' }, headers: CONSOLE })).status).toBe(200);
+    const secondCookie = (await signIn('second-owner@alpha.example', 'second owner long password')).cookie!;
+    const people = (await svc.request('GET', '/console/api/users', { headers: as(cookies.owner) })).body.data as { id: string; email: string }[];
+    const first = people.find((p) => p.email === EMAIL('owner'))!;
+    const answers = await Promise.all([
+      svc.request('PATCH', `/console/api/users/${second.user.id}`, { json: { role: 'admin' }, headers: as(cookies.owner) }),
+      svc.request('PATCH', `/console/api/users/${first.id}`, { json: { role: 'admin' }, headers: as(secondCookie) }),
+    ]);
+    // The one demoted first has lost the session it acted from: its own change is refused (401) or,
+    // had it run first, the other's meets the last owner (409). Never both applied.
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    const owners = (await svc.store.db.selectFrom('users').select('email').where('company_id', '=', 'alpha').where('role', '=', 'owner').where('password_hash', 'is not', null).execute());
+    expect(owners).toHaveLength(1);
   });
 });

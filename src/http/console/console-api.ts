@@ -61,7 +61,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(alertsRoute(deps));
     await api.register(auditRoutes(deps));
     await api.register(usersRoutes(userDepsOf(deps, settings)));
-    await api.register(meRoutes(userDepsOf(deps, settings)));
+    await api.register(meRoutes(userDepsOf(deps, settings), limits));
     api.all('/*', { config: { noScope: true } }, async () => { throw new ServiceError(errors.notFound); });
   };
 }

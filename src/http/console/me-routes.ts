@@ -3,7 +3,8 @@
  * their second factor (start enrolment: the secret once, as an `otpauth://` URI; confirm it with
  * a first code: ten recovery codes once; remove it with a current code).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { RequestLimits } from '../rate-limits.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { beginTotpEnrolment, confirmTotpEnrolment, removeTotp } from '../../users/second-factor.js';
@@ -16,9 +17,12 @@ import { personOf } from './person-of-request.js';
 const CodeBody = Type.Object({ code: Type.Optional(Type.Unknown()) });
 const OWN = { config: { noScope: true } } as const;
 
-export function meRoutes(deps: UserDeps): FastifyPluginAsync {
+export function meRoutes(deps: UserDeps, limits: RequestLimits): FastifyPluginAsync {
   return async (parent) => {
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    // A code is six digits: each try of one counts, per person, as a sign-in does (a stolen session
+    // cannot guess its way to removing, or confirming, a second factor).
+    const codeTry = (request: FastifyRequest) => limits.tokenPerClient.take(`totp:${personOf(request).id}`, deps.clock.now());
 
     app.get('/me', OWN, async (request) => {
       const user = await findUserById(deps.store.db, personOf(request).id);
@@ -32,11 +36,13 @@ export function meRoutes(deps: UserDeps): FastifyPluginAsync {
     });
 
     app.post('/me/totp/confirm', { ...OWN, schema: { body: CodeBody } }, async (request, reply) => {
+      await codeTry(request);
       reply.header('cache-control', 'no-store');
       return confirmTotpEnrolment(deps, personOf(request).id, request.body.code);
     });
 
     app.delete('/me/totp', { ...OWN, schema: { body: Type.Optional(CodeBody) } }, async (request, reply) => {
+      await codeTry(request);
       await removeTotp(deps, personOf(request).id, request.body?.code);
       return reply.code(204).send();
     });

@@ -4,7 +4,7 @@ import type { Kysely, Migration } from 'kysely';
  * A company's people (src/domain/roles.ts). E-mails are kept lower-cased and are unique across
  * the service, so a sign-in needs no company. A user without a password hash has not yet taken
  * up an invitation (or was reset); `version` moves on with every change that must end the
- * user's sessions (password, role, second factor, removal). TOTP secrets are sealed, recovery
+ * user's sessions (password set or reset, role). TOTP secrets are sealed, recovery
  * codes kept as keyed hashes. A set-password link (an invitation or a reset) is kept as the
  * SHA-256 of its token. A console session may belong to a user: `user_id` and the user's version.
  */
