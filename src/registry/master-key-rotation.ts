@@ -7,13 +7,12 @@
  */
 import { openSecret, sealedKeyId, sealSecret } from '../security/secret-box.js';
 import { currentKey, type Keyring } from '../security/keyring.js';
-import { idempotencySealingContext, totpSecretSealingContext, webhookSecretSealingContext } from '../security/sealing-contexts.js';
+import { idempotencySealingContext, signSecretSealingContext, totpSecretSealingContext, webhookSecretSealingContext } from '../security/sealing-contexts.js';
 import type { Db } from '../store/connection.js';
 import {
   listApplicationKeyedValues, listIngestKeyHashes, listKeptIdempotentResponses, listUserKeyedValues, listWebhookSecrets, replaceKeptIdempotentResponse,
   replaceSealedSignSecret, replaceSealedTotpSecret, replaceWebhookSecret,
 } from '../store/master-key-queries.js';
-import { openSignSecret, sealSignSecret } from './application-secrets.js';
 
 /** What is stored under each master key id (a hash or box names its key as its second field). */
 export interface MasterKeyUsage {
@@ -69,66 +68,42 @@ export interface ResealReport {
   readonly unopenable: number;
 }
 
-/** Seals every sign-secret and kept response again under the current master key. Idempotent. */
+/** `sealed` opened (it is bound to `context`) and sealed again under the current key; undefined when it does not open. */
+function resealed(sealed: string, context: string, keyring: Keyring): string | undefined {
+  try {
+    return sealSecret(openSecret(sealed, context, keyring.master), context, keyring.master);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seals every sign-secret, kept response, webhook and TOTP secret again under the current master key. Idempotent. */
 export async function resealUnderCurrentKey(db: Db, keyring: Keyring): Promise<ResealReport> {
   const current = currentKey(keyring.master).id;
-  let signSecrets = 0;
-  let idempotentResponses = 0;
-  let unopenable = 0;
+  const report = { signSecrets: 0, idempotentResponses: 0, webhookSecrets: 0, totpSecrets: 0, unopenable: 0 };
+  /** Each replacement is guarded by the old value: a rotation of that secret meanwhile wins. */
+  const move = async (sealed: string | null, context: string, counted: Exclude<keyof ResealReport, 'unopenable'>, replace: (next: string) => Promise<number>) => {
+    if (sealed === null || sealedKeyId(sealed) === current) return;
+    const next = resealed(sealed, context, keyring);
+    if (next === undefined) report.unopenable += 1;
+    else report[counted] += await replace(next);
+  };
   for (const app of await listApplicationKeyedValues(db)) {
     const sealed = app.sign_secret_sealed;
-    if (sealed === null || sealedKeyId(sealed) === current) continue;
-    let secret: string;
-    try {
-      secret = openSignSecret(app.id, sealed, keyring);
-    } catch {
-      unopenable += 1;
-      continue;
-    }
-    // Guarded by the old value: a rotate-secret meanwhile wins.
-    signSecrets += await replaceSealedSignSecret(db, app.id, sealed, sealSignSecret(app.id, secret, keyring));
+    await move(sealed, signSecretSealingContext(app.id), 'signSecrets', (next) => replaceSealedSignSecret(db, app.id, sealed!, next));
   }
   for (const row of await listKeptIdempotentResponses(db)) {
-    const sealed = row.response;
-    if (sealedKeyId(sealed) === current) continue;
-    const context = idempotencySealingContext(row.application_id, row.key);
-    let text: string;
-    try {
-      text = openSecret(sealed, context, keyring.master);
-    } catch {
-      unopenable += 1;
-      continue;
-    }
-    idempotentResponses += await replaceKeptIdempotentResponse(db, row.application_id, row.key, sealed, sealSecret(text, context, keyring.master));
+    await move(row.response, idempotencySealingContext(row.application_id, row.key), 'idempotentResponses',
+      (next) => replaceKeptIdempotentResponse(db, row.application_id, row.key, row.response, next));
   }
-  let webhookSecrets = 0;
   for (const secret of await listWebhookSecrets(db)) {
-    if (sealedKeyId(secret.sealed) === current) continue;
-    const context = webhookSecretSealingContext(secret.id);
-    let text: string;
-    try {
-      text = openSecret(secret.sealed, context, keyring.master);
-    } catch {
-      unopenable += 1;
-      continue;
-    }
-    webhookSecrets += await replaceWebhookSecret(db, secret.id, secret.column, secret.sealed, sealSecret(text, context, keyring.master));
+    await move(secret.sealed, webhookSecretSealingContext(secret.id), 'webhookSecrets', (next) => replaceWebhookSecret(db, secret.id, secret.column, secret.sealed, next));
   }
-  let totpSecrets = 0;
   for (const user of await listUserKeyedValues(db)) {
     for (const column of ['totp_sealed', 'totp_pending_sealed'] as const) {
       const sealed = user[column];
-      if (sealed === null || sealedKeyId(sealed) === current) continue;
-      const context = totpSecretSealingContext(user.id);
-      let text: string;
-      try {
-        text = openSecret(sealed, context, keyring.master);
-      } catch {
-        unopenable += 1;
-        continue;
-      }
-      totpSecrets += await replaceSealedTotpSecret(db, user.id, column, sealed, sealSecret(text, context, keyring.master));
+      await move(sealed, totpSecretSealingContext(user.id), 'totpSecrets', (next) => replaceSealedTotpSecret(db, user.id, column, sealed!, next));
     }
   }
-  return { signSecrets, idempotentResponses, webhookSecrets, totpSecrets, unopenable };
+  return report;
 }
