@@ -7,10 +7,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditTrail } from '../../src/audit/verify-audit-trail.js';
-import { main } from '../../src/cli/main.js';
 import { appendAuditEntries } from '../../src/store/audit-queries.js';
 import { setApplicationScopes } from '../../src/registry/manage-applications.js';
 import { DATABASE_KINDS } from '../support/databases.js';
+import { cli } from '../support/in-process-cli.js';
 import { ALPHA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { commandClient, type CommandClient } from '../support/command-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -18,22 +18,6 @@ import { until } from '../support/until.js';
 
 const VIN = ALPHA_VINS[0];
 const FENCE = { name: 'Depot', geometry: { type: 'Point', coordinates: [-46.63, -23.55] }, radius_m: 200 };
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => { out.push(String(chunk)); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => { err.push(String(chunk)); return true; }) as typeof process.stderr.write;
-  try {
-    const code = await main(args);
-    return { code, out: out.join(''), err: err.join('') };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  }
-}
 
 describe.each(DATABASE_KINDS)('audit trail on %s', (kind) => {
   let svc: TestService;

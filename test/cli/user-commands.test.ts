@@ -4,24 +4,9 @@
  * and exit 1; the audit trail names the operator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { DATABASE_KINDS } from '../support/databases.js';
+import { cli } from '../support/in-process-cli.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => { out.push(String(chunk)); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => { err.push(String(chunk)); return true; }) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), out: out.join(''), err: err.join('') };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  }
-}
 
 describe.each(DATABASE_KINDS)('admin user on %s', (kind) => {
   let svc: TestService;
