@@ -85,15 +85,23 @@ export async function openConsoleSession(
     if (current === undefined || !sameText(current, credentials.signSecret)) throw new ServiceError(errors.invalidClientCredentials);
     signProof = sha256(current);
   }
+  return startSession(store, app, principalOf(app), signProof, null, now, settings);
+}
+
+/** Stores a new session of `app` (and of `user`, for a person's) and answers its id, once. */
+async function startSession(
+  store: StoreConnection, app: { id: string; credentials_version: number }, principal: Principal, signProof: string | null,
+  user: { id: string; version: number } | null, now: number, settings: ConsoleSessionSettings,
+): Promise<OpenedSession> {
   // Sign-ins are rare: each one sweeps what has ended, so the table holds live sessions only.
   await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
   const id = randomBytes(32).toString('base64url');
   const expiresAt = now + settings.maxMs;
   await insertConsoleSession(store.db, {
     id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
-    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: null, user_version: null,
+    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user?.id ?? null, user_version: user?.version ?? null,
   });
-  return { id, principal: principalOf(app), expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
+  return { id, principal, expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
 }
 
 /**
@@ -111,15 +119,8 @@ export async function openUserConsoleSession(
   const scopes = roleScopes(user.role);
   const current = hasScope(scopes, 'commands:write') ? currentSignSecret(app, (applicationId, sealed) => openSignSecret(applicationId, sealed, keyring)) : undefined;
   const signProof = current === undefined ? null : sha256(current);
-  await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
-  const id = randomBytes(32).toString('base64url');
-  const expiresAt = now + settings.maxMs;
-  await insertConsoleSession(store.db, {
-    id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
-    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user.id, user_version: user.version,
-  });
   const principal = { ...principalOf(app), scopes, user: { id: user.id, email: user.email, role: user.role } };
-  return { id, principal, expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
+  return startSession(store, app, principal, signProof, user, now, settings);
 }
 
 /** The session's caller, or undefined when the id is unknown, ended, or its application (or person) may no longer call. */
