@@ -13,6 +13,7 @@ import { TurnBudget } from '../../src/workers/event-loop-turns.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { DEFAULT_TRIP_SETTINGS } from '../support/trip-settings.js';
+import { scaled } from '../support/timeouts.js';
 
 const VEHICLES = 3000;
 const trips = { ...DEFAULT_TRIP_SETTINGS, retentionMs: 90 * 86_400_000, intervalMs: 5000 };
@@ -61,5 +62,7 @@ describe.each(DATABASE_KINDS)('a pass over %s', (kind) => {
       expect(firedAt).toBeLessThan(endedAt);
     }
     expect(await svc.store.db.selectFrom('trip_cursors').select('vin').execute()).toHaveLength(VEHICLES);
-  });
+    // The pass takes 8 s on PostgreSQL alone and over 30 s beside the rest of `npm test` on 2 cores:
+    // what is judged is the timer firing inside it, not its length.
+  }, scaled(120_000));
 });
