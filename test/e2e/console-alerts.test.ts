@@ -8,15 +8,12 @@
  * tests find theirs by name.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type DemoProcess } from '../support/demo-process.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { scaled } from '../support/timeouts.js';
 import { until } from '../support/until.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
+import { accessibilityViolations, screenshot, submitSignIn } from './console-browser.js';
+import { demoInChromium } from './demo-in-chromium.js';
 
 /** The demo's Strada (simulated, profile `normal`): it never drives near 300 km/h by itself. */
 const STRADA = '9BD17164LB5123456';
@@ -39,50 +36,23 @@ type Rule = { id: string; name: string; kind: string; threshold: number | null; 
 type Alert = { id: string; type: string; timestamp: string; data: Record<string, unknown> };
 
 describe('alert screens of the web console in Chromium', () => {
-  let folder: string;
-  let demo: DemoProcess;
-  let browser: Browser;
-  let base: string;
-  const opened: WatchedPage[] = [];
-
-  beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'console-alerts-e2e-'));
-    [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1d' }), launchChromium()]);
-    base = demo.values.BASE!;
-  }, scaled(120_000));
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    for (const watched of opened.splice(0)) {
-      expect(watched.errors).toEqual([]);
-      expect(watched.external).toEqual([]);
-      await watched.context.close();
-    }
-  });
+  const run = demoInChromium('console-alerts-e2e', { TELEMATICS_SIM_BACKFILL: '1d' });
 
   async function open(locale: Locale): Promise<Page> {
-    const watched = await openPage(browser, base, locale);
-    opened.push(watched);
+    const watched = await run.open(locale);
     const page = watched.page;
-    await page.goto(`${base}/`);
-    await submitSignIn(page, demo.values, 'admin', locale);
+    await page.goto(`${run.base}/`);
+    await submitSignIn(page, run.demo.values, 'admin', locale);
     await page.getByRole('heading', { level: 1, name: TEXTS[locale].fleet }).waitFor();
     return page;
   }
 
   /** A 400 the test caused on purpose is logged by Chromium as a failed resource: not a defect. */
-  function expectRefusedRequest(page: Page): void {
-    const watched = opened.find((w) => w.page === page)!;
-    expect(watched.errors.filter((e) => e.includes('status of 400')).length).toBeGreaterThan(0);
-    watched.errors.splice(0, watched.errors.length, ...watched.errors.filter((e) => !e.includes('status of 400')));
-  }
+  const expectRefusedRequest = (page: Page) => run.expectCausedErrors(page, 400);
 
   /** The rules through the session's API, as an application reads them. */
   const rulesOf = async (page: Page): Promise<Rule[]> => {
-    const res = await page.request.get(`${base}/console/api/alert-rules`);
+    const res = await page.request.get(`${run.base}/console/api/alert-rules`);
     expect(res.status()).toBe(200);
     return (await res.json()) as Rule[];
   };
@@ -178,12 +148,12 @@ describe('alert screens of the web console in Chromium', () => {
       // effect within a pass; a second the simulator already stored keeps its own record).
       let alert: Alert | undefined;
       await until('an alert.overspeed of the new rule', async () => {
-        const sent = await fetch(`${base}/ingest/${demo.values.INGEST_OEM}`, {
-          method: 'POST', headers: { authorization: `Bearer ${demo.values.INGEST_KEY}`, 'content-type': 'application/json' },
+        const sent = await fetch(`${run.base}/ingest/${run.demo.values.INGEST_OEM}`, {
+          method: 'POST', headers: { authorization: `Bearer ${run.demo.values.INGEST_KEY}`, 'content-type': 'application/json' },
           body: JSON.stringify({ records: [{ vin: STRADA, date_time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), speed: 350, latitude, longitude }] }),
         });
         expect(sent.status).toBe(200);
-        const res = await page.request.get(`${base}/console/api/alerts?types=alert.overspeed&vin=${STRADA}&limit=100`);
+        const res = await page.request.get(`${run.base}/console/api/alerts?types=alert.overspeed&vin=${STRADA}&limit=100`);
         alert = ((await res.json()) as { data: Alert[] }).data.find((a) => a.data['rule_id'] === ruleId);
         return alert !== undefined;
       }, 30_000, 1000);

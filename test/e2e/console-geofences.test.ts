@@ -7,15 +7,12 @@
  * languages, axe clean, no console error and no request off loopback. The demo may hold fences of
  * its own: this test finds its fences by the names it gives them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type DemoProcess } from '../support/demo-process.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { scaled } from '../support/timeouts.js';
 import { until } from '../support/until.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
+import { accessibilityViolations, screenshot, submitSignIn } from './console-browser.js';
+import { demoInChromium } from './demo-in-chromium.js';
 import { dragBy, mapPointer, near, type LngLat } from './fence-map-pointer.js';
 
 interface Fence { id: string; name: string; geometry: { type: string; coordinates: unknown }; radius_m?: number; width_m?: number }
@@ -26,35 +23,15 @@ const TEXTS = {
 } as const;
 
 describe('console geofences in Chromium', () => {
-  let folder: string;
-  let demo: DemoProcess;
-  let browser: Browser;
-  let base: string;
+  const run = demoInChromium('console-geofences', { TELEMATICS_SIM_BACKFILL: '1h' });
   let token: string;
-  const opened: WatchedPage[] = [];
-
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'console-geofences-'));
-    [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1h' }), launchChromium()]);
-    base = demo.values.BASE!;
-    ({ token } = await fetch(`${base}/token`, {
-      method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.values.CLIENT_ID!, client_secret: demo.values.CLIENT_SECRET! }),
+    ({ token } = await fetch(`${run.base}/token`, {
+      method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: run.demo.values.CLIENT_ID!, client_secret: run.demo.values.CLIENT_SECRET! }),
     }).then((res) => res.json() as Promise<{ token: string }>));
-  }, scaled(120_000));
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    for (const watched of opened.splice(0)) {
-      expect(watched.errors).toEqual([]);
-      expect(watched.external).toEqual([]);
-      await watched.context.close();
-    }
   });
 
-  const api = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
+  const api = (path: string, init: RequestInit = {}) => fetch(`${run.base}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers } });
   async function allFences(): Promise<Fence[]> {
     const all: Fence[] = [];
     let after: string | null = null;
@@ -73,11 +50,10 @@ describe('console geofences in Chromium', () => {
 
   async function openGeofences(locale: 'en' | 'pt-BR'): Promise<Page> {
     const t = TEXTS[locale];
-    const watched = await openPage(browser, base, locale);
-    opened.push(watched);
+    const watched = await run.open(locale);
     const { page } = watched;
-    await page.goto(`${base}/console/`);
-    await submitSignIn(page, demo.values, 'admin', locale);
+    await page.goto(`${run.base}/console/`);
+    await submitSignIn(page, run.demo.values, 'admin', locale);
     await page.getByRole('heading', { level: 1, name: t.fleet }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: t.geofences }).click();
     await page.locator('section.geofences[data-ready="true"]').waitFor();
@@ -99,11 +75,7 @@ describe('console geofences in Chromium', () => {
     await page.locator('section.geofences[data-ready="true"]').waitFor();
   };
   /** The 400 the test caused on purpose is logged by Chromium as a failed resource: not a defect. */
-  function expectOneRefusal(page: Page): void {
-    const watched = opened.find((w) => w.page === page)!;
-    expect(watched.errors.filter((e) => e.includes('status of 400'))).toHaveLength(1);
-    watched.errors.splice(0, watched.errors.length, ...watched.errors.filter((e) => !e.includes('status of 400')));
-  }
+  const expectOneRefusal = (page: Page) => run.expectCausedErrors(page, 400, 1);
   const select = (page: Page, name: string) => page.locator('.fence-table').getByRole('button', { name, exact: true }).click();
 
   it('when a user draws, edits, previews and deletes fences on the map (en), then the API holds what was drawn and the fleet map shows them', async () => {
@@ -238,7 +210,7 @@ describe('console geofences in Chromium', () => {
     await screenshot(page, 'geofences-pt-BR');
 
     const [vehicle] = await api('/vehicle').then((r) => r.json() as Promise<{ vin: string }[]>);
-    await page.goto(`${base}/console/vehicles/${vehicle!.vin}`);
+    await page.goto(`${run.base}/console/vehicles/${vehicle!.vin}`);
     await page.locator('section.vehicle[data-ready="true"]').waitFor();
     await mapIdle(page);
     const total = (await allFences()).length;

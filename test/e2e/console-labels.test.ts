@@ -5,13 +5,10 @@
  * seen fits a 1366 px screen, a state older than the offline threshold is not "Moving", and the
  * English console gives the Portuguese ignition alert as sent with an English line beside it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type DemoProcess } from '../support/demo-process.js';
-import { launchChromium, openPage, screenshot, submitSignIn, type WatchedPage, type DemoRole } from './console-browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { screenshot, submitSignIn, type DemoRole } from './console-browser.js';
+import { demoInChromium } from './demo-in-chromium.js';
 import { scaled } from '../support/timeouts.js';
 
 type Locale = 'en' | 'pt-BR';
@@ -30,37 +27,14 @@ function hourOf(shown: string): number {
 }
 
 describe('console times and labels in Chromium', () => {
-  let folder: string;
-  let demo: DemoProcess;
-  let browser: Browser;
-  let base: string;
-  const opened: WatchedPage[] = [];
-
-  beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'console-labels-'));
-    [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1h' }), launchChromium()]);
-    base = demo.values.BASE!;
-  }, scaled(120_000));
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    for (const watched of opened.splice(0)) {
-      expect(watched.errors).toEqual([]);
-      expect(watched.external).toEqual([]);
-      await watched.context.close();
-    }
-  });
+  const run = demoInChromium('console-labels', { TELEMATICS_SIM_BACKFILL: '1h' });
 
   /** Signed in on a 1366×768 screen in Tokyo (UTC+09:00, twelve hours from the service's zone). */
   async function signedIn(locale: Locale, role: DemoRole = 'viewer'): Promise<Page> {
-    const watched = await openPage(browser, base, locale, [], SCREEN);
-    opened.push(watched);
+    const watched = await run.open(locale, { screen: SCREEN });
     const { page } = watched;
-    await page.goto(`${base}/`);
-    await submitSignIn(page, demo.values, role, locale);
+    await page.goto(`${run.base}/`);
+    await submitSignIn(page, run.demo.values, role, locale);
     await page.getByRole('heading', { level: 1, name: TEXTS[locale].fleet }).waitFor();
     await page.locator('main [data-ready="true"]').first().waitFor();
     return page;
@@ -130,8 +104,7 @@ describe('console times and labels in Chromium', () => {
 
     it(`when a shown state is older than the offline threshold (${locale}), then it reads not reporting, not Moving`, async () => {
       // The service judged the vehicle moving when it answered; the page still holds that answer an hour on.
-      const watched = await openPage(browser, base, locale, [], SCREEN);
-      opened.push(watched);
+      const watched = await run.open(locale, { screen: SCREEN });
       let staleVin = '';
       await watched.context.route('**/console/api/vehicle-data/latest', async (route) => {
         const response = await route.fetch();
@@ -145,12 +118,12 @@ describe('console times and labels in Chromium', () => {
         await route.fulfill({ status: 200, headers: { 'content-type': 'application/json', date: response.headers().date ?? new Date().toUTCString() }, body: JSON.stringify(body) });
       });
       const { page } = watched;
-      await page.goto(`${base}/`);
-      await submitSignIn(page, demo.values, 'viewer', locale);
+      await page.goto(`${run.base}/`);
+      await submitSignIn(page, run.demo.values, 'viewer', locale);
       await page.locator('main [data-ready="true"]').first().waitFor();
       const badge = page.locator(`table tbody tr[data-vin="${staleVin}"] .badge`);
       expect(await badge.innerText()).toBe(t.offline);
-      await page.goto(`${base}/console/vehicles/${staleVin}`);
+      await page.goto(`${run.base}/console/vehicles/${staleVin}`);
       const state = page.locator('.latest .badge');
       await state.waitFor();
       expect(await state.getAttribute('data-state')).toBe('offline');

@@ -6,15 +6,12 @@
  * and signs in again with a recovery code. axe clean on every screen, no console error, no
  * request off loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/security/one-time-codes.js';
-import { startDemo, type DemoProcess } from '../support/demo-process.js';
 import { scaled } from '../support/timeouts.js';
-import { accessibilityViolations, launchChromium, openPage, screenshot, submitSignIn, type WatchedPage } from './console-browser.js';
+import { accessibilityViolations, screenshot, submitSignIn } from './console-browser.js';
+import { demoInChromium } from './demo-in-chromium.js';
 
 const TEXTS = {
   en: {
@@ -28,33 +25,10 @@ const TEXTS = {
 } as const;
 
 describe('people in the web console in Chromium', () => {
-  let folder: string;
-  let demo: DemoProcess;
-  let browser: Browser;
-  let base: string;
-  const opened: WatchedPage[] = [];
-
-  beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'console-people-e2e-'));
-    [demo, browser] = await Promise.all([startDemo(folder, { TELEMATICS_SIM_BACKFILL: '1h' }), launchChromium()]);
-    base = demo.values.BASE!;
-  }, scaled(120_000));
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  afterEach(async () => {
-    for (const watched of opened.splice(0)) {
-      expect(watched.errors).toEqual([]);
-      expect(watched.external).toEqual([]);
-      await watched.context.close();
-    }
-  });
+  const run = demoInChromium('console-people-e2e', { TELEMATICS_SIM_BACKFILL: '1h' });
 
   async function open(locale: 'en' | 'pt-BR'): Promise<Page> {
-    const watched = await openPage(browser, base, locale);
-    opened.push(watched);
+    const watched = await run.open(locale);
     return watched.page;
   }
 
@@ -64,15 +38,15 @@ describe('people in the web console in Chromium', () => {
       const email = `new-viewer-${locale.toLowerCase()}@acme.example`;
       const password = `a long password for ${locale}`;
       const admin = await open(locale);
-      await admin.goto(`${base}/console/`);
-      await submitSignIn(admin, demo.values, 'admin', locale);
+      await admin.goto(`${run.base}/console/`);
+      await submitSignIn(admin, run.demo.values, 'admin', locale);
       await admin.getByRole('navigation').getByRole('link', { name: t.people }).click();
       await admin.getByRole('heading', { level: 1, name: t.people }).waitFor();
       await admin.locator('main [data-ready="true"]').first().waitFor();
       await admin.getByRole('form', { name: locale === 'en' ? 'Invite a person' : 'Convidar uma pessoa' }).getByLabel('E-mail').fill(email);
       await admin.getByRole('button', { name: t.invite, exact: true }).click();
       const link = await admin.locator('output.link').innerText();
-      expect(link).toMatch(new RegExp(`^${base}/console/#password=[A-Za-z0-9_-]{43}$`));
+      expect(link).toMatch(new RegExp(`^${run.base}/console/#password=[A-Za-z0-9_-]{43}$`));
       await admin.locator(`tr[data-email="${email}"]`).waitFor();
       expect(await accessibilityViolations(admin)).toEqual([]);
       await screenshot(admin, `people-${locale}`);
@@ -80,7 +54,7 @@ describe('people in the web console in Chromium', () => {
       await admin.getByRole('navigation').getByRole('link', { name: t.audit }).click();
       const invitedEntry = admin.locator('tr[data-action="user.invited"]').filter({ hasText: email });
       await invitedEntry.waitFor();
-      expect(await invitedEntry.innerText()).toContain(`user: ${demo.values.ADMIN_EMAIL}`);
+      expect(await invitedEntry.innerText()).toContain(`user: ${run.demo.values.ADMIN_EMAIL}`);
       expect(await accessibilityViolations(admin)).toEqual([]);
       await screenshot(admin, `audit-${locale}`);
 
@@ -126,9 +100,7 @@ describe('people in the web console in Chromium', () => {
       await viewer.getByRole('heading', { level: 1, name: t.account }).waitFor();
       await viewer.getByRole('button', { name: locale === 'en' ? 'Turn off two-factor sign-in' : 'Desativar login em duas etapas' }).waitFor();
       // The sign-in that asked for the code was a 401 on purpose, which Chromium logs as a failed resource.
-      const watched = opened.find((w) => w.page === viewer)!;
-      expect(watched.errors.filter((e) => e.includes('status of 401'))).toHaveLength(1);
-      watched.errors.splice(0, watched.errors.length, ...watched.errors.filter((e) => !e.includes('status of 401')));
+      run.expectCausedErrors(viewer, 401, 1);
     }, scaled(90_000));
   }
 });
