@@ -14,5 +14,7 @@ export default defineConfig({
     // The map chunk (MapLibre) is large by nature and loaded only when a map is shown.
     chunkSizeWarningLimit: 1500,
     assetsInlineLimit: 0,
+    // Two pages: the console, and the map a share link opens (share.html, served at /share/<token>).
+    rollupOptions: { input: { index: 'index.html', share: 'share.html' } },
   },
 });

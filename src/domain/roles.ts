@@ -14,7 +14,8 @@ export function isRole(text: unknown): text is Role {
 }
 
 const VIEWER: readonly Scope[] = ['vehicles:read', 'telemetry:read', 'trips:read', 'commands:read', 'events:read', 'geofences:read', 'alerts:read'];
-const DISPATCHER: readonly Scope[] = [...VIEWER, 'commands:write'];
+// A dispatcher tells a customer where their delivery is: sending commands and sharing a position go together.
+const DISPATCHER: readonly Scope[] = [...VIEWER, 'commands:write', 'shares:manage'];
 const ADMIN: readonly Scope[] = [...DISPATCHER, 'geofences:write', 'alerts:write', 'webhooks:manage', 'audit:read', 'users:manage'];
 
 const maskOf = (scopes: readonly Scope[]): ScopeMask => scopes.reduce((mask, s) => mask | scopeBit(s), 0);

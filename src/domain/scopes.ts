@@ -113,6 +113,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = Object.freeze({
   'PATCH /users/:id': 'users:manage',
   'DELETE /users/:id': 'users:manage',
   'POST /users/:id/reset-password': 'users:manage',
+  'POST /share-links': 'shares:manage',
+  'GET /share-links': 'shares:manage',
+  'GET /share-links/:id': 'shares:manage',
+  'DELETE /share-links/:id': 'shares:manage',
 });
 
 /** The scope a route requires; HEAD is its GET. Throws for a route with none declared. */

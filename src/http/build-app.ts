@@ -20,6 +20,7 @@ import { eventStreamRoute } from './event-stream-route.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { geofenceRoutes } from './geofence-routes.js';
 import { alertRuleRoutes } from './alert-rule-routes.js';
+import { shareLinkRoutes } from './share-link-routes.js';
 import type { AppDeps } from './app-deps.js';
 import { requestLimits } from './rate-limits.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(webhookRoutes(deps.webhooks, deps.logger));
     await protectedScope.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     await protectedScope.register(alertRuleRoutes(deps));
+    await protectedScope.register(shareLinkRoutes(deps));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
   return app;

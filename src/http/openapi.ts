@@ -33,7 +33,7 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
 const CONSOLE_ERRORS = [
   'consoleCrossSite', 'consoleSignInFieldsMissing', 'consoleAlertsLimitInvalid', 'userSignInFieldsMissing', 'invalidUserCredentials', 'secondFactorRequired',
   'invalidSecondFactor', 'userInvalid', 'userNotFound', 'userExists', 'roleNotAllowed', 'lastOwner', 'passwordInvalid', 'passwordLinkGone', 'totpNotStarted',
-  'totpAlreadyEnrolled', 'userSessionOnly',
+  'totpAlreadyEnrolled', 'userSessionOnly', 'shareLinkGone',
 ] as const;
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
@@ -84,6 +84,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'geofences', description: 'A company\'s areas and corridors (GeoJSON), which vehicles are watched entering and leaving (see docs/geofences.md)' },
         { name: 'alerts', description: 'Rules over the company\'s vehicles\' records that fire alert.* events (see docs/alerts.md)' },
         { name: 'audit', description: 'Who did what: an append-only trail chained by hashes (see docs/audit.md)' },
+        { name: 'share links', description: 'One vehicle\'s live position for someone without an account, expiring and revocable (see docs/share-links.md)' },
         { name: 'ingest', description: 'Automakers push telemetry' },
         { name: 'operations', description: 'Health and metrics' },
       ],

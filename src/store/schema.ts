@@ -471,6 +471,21 @@ export interface PasswordLinksTable {
   expires_at: number;
 }
 
+/** A share link (migration 0031): the SHA-256 of its secret, its vehicle and its life. */
+export interface ShareLinksTable {
+  id: string;
+  token_hash: string;
+  company_id: string;
+  vin: string;
+  label: string | null;
+  /** `application` or `user`, as the audit trail names them. */
+  created_by_kind: string;
+  created_by_id: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
 /** A named value the in-process simulated automaker keeps across restarts (migration 0019). */
 export interface SimulationStateTable {
   name: string;
@@ -512,6 +527,7 @@ export interface Database {
   audit_chains: AuditChainsTable;
   users: UsersTable;
   password_links: PasswordLinksTable;
+  share_links: ShareLinksTable;
 }
 
 /** The query builder over these tables: the database, or a transaction on it. */

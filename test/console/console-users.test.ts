@@ -84,6 +84,8 @@ describe.each(DATABASE_KINDS)('console users on %s', (kind) => {
     ['list alert rules', 'GET', '/console/api/alert-rules', undefined, { owner: 200, admin: 200, dispatcher: 200, viewer: 200 }],
     ['read the audit trail', 'GET', '/console/api/audit', undefined, { owner: 200, admin: 200, dispatcher: 403, viewer: 403 }],
     ['list the people', 'GET', '/console/api/users', undefined, { owner: 200, admin: 200, dispatcher: 403, viewer: 403 }],
+    ['share a vehicle', 'POST', '/console/api/share-links', { vin: ALPHA_VINS[0], expires_in: 3600 }, { owner: 201, admin: 201, dispatcher: 201, viewer: 403 }],
+    ['list share links', 'GET', '/console/api/share-links', undefined, { owner: 200, admin: 200, dispatcher: 200, viewer: 403 }],
   ] as const)('when each role tries to %s, then the server answers by role', async (_label, method, path, json, expected) => {
     for (const role of ['owner', 'admin', 'dispatcher', 'viewer'] as const) {
       const res = await svc.request(method, path, { json, headers: as(cookies[role]) });

@@ -21,8 +21,8 @@ import { startTestService, type TestService } from '../support/test-service.js';
 const VIN = ALPHA_VINS[0];
 const ID = '00000000-0000-4000-8000-000000000000';
 const MIN = 60_000;
-/** What anyone may call: no bearer token, so no scope. */
-const PUBLIC = /^\/($|docs|openapi\.json|metrics|healthz|readyz|token|ingest\/|console)/;
+/** What anyone may call: no bearer token, so no scope (a share link's page holds its own secret). */
+const PUBLIC = /^\/($|docs|openapi\.json|metrics|healthz|readyz|token|ingest\/|console|share\/)/;
 const refusal = (scope: string) => ({ detail: `Insufficient scope: ${scope} is required.` });
 
 /** The routes of `printRoutes({ commonPrefix: false })`: each line's segment under its parent's, with its methods. */
@@ -54,6 +54,7 @@ function expectedScope(method: string, path: string): Scope {
   if (path.startsWith('/alert-rules') || path === '/alerts') return read ? 'alerts:read' : 'alerts:write';
   if (path === '/audit') return 'audit:read';
   if (path.startsWith('/users')) return 'users:manage';
+  if (path.startsWith('/share-links')) return 'shares:manage';
   throw new Error(`no expected scope for ${method} ${path}`);
 }
 

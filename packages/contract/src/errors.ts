@@ -128,6 +128,10 @@ export const errors = Object.freeze({
   totpNotStarted: entry('TLM_TOTP_NOT_STARTED', 409, 'Start enrolment first (POST /console/api/me/totp).'),
   totpAlreadyEnrolled: entry('TLM_TOTP_ALREADY_ENROLLED', 409, 'A second factor is already enrolled: remove it first.'),
   userSessionOnly: entry('TLM_USER_SESSION_ONLY', 403, 'Only a person signed in to the console may do this.'),
+  // Share links (docs/share-links.md)
+  shareLinkNotFound: entry('TLM_SHARE_LINK_NOT_FOUND', 404, 'Share link not found.'),
+  shareLinkGone: entry('TLM_SHARE_LINK_GONE', 410, 'This share link has expired or was revoked.'),
+  tooManyShareLinks: entry('TLM_TOO_MANY_SHARE_LINKS', 409, 'A vehicle may have at most {max} open share links.'),
 
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),

@@ -36,6 +36,10 @@ export {
   type EventType, type ServiceEvent,
 } from './schemas/events.js';
 export { AuditEntry, AuditPage, AuditQuery, DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from './schemas/audit.js';
+export {
+  CreatedShareLink, DEFAULT_SHARE_LINKS_PAGE, MAX_SHARE_LINK_LABEL, MAX_SHARE_LINKS_PAGE, SHARE_LINK_SECONDS, SHARE_LINK_STATES, SharedPosition, ShareLink,
+  ShareLinkParams, ShareLinkRequest, ShareLinksPage, ShareLinksQuery,
+} from './schemas/share-links.js';
 export { ALERT_RULE_KINDS, AlertRule, AlertRuleParams, AlertRuleRequestShape, SCHEDULE_DAYS } from './schemas/alert-rules.js';
 export { EVENT_DATA_SCHEMAS, eventSchema, webhooksSection } from './schemas/event-types.js';
 export {

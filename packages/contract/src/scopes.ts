@@ -18,6 +18,8 @@ export const SCOPES = Object.freeze([
   'audit:read',
   // The console's people: inviting, re-roling and removing a company's users (a role's, not an application's, in practice).
   'users:manage',
+  // Share links: a vehicle's live position handed to someone without an account, and revoking them.
+  'shares:manage',
 ] as const);
 
 export type Scope = (typeof SCOPES)[number];

@@ -7,6 +7,7 @@ import { AlertRules } from './alert-rules.js';
 import { Commands } from './commands.js';
 import { Events } from './events.js';
 import { Geofences } from './geofences.js';
+import { ShareLinks } from './share-links.js';
 import { CommandSigner } from './signing.js';
 import { TokenSource, type IssuedToken } from './token-source.js';
 import { Transport, type FetchLike } from './transport.js';
@@ -44,6 +45,7 @@ export class TelematicsClient {
   readonly webhooks: Webhooks;
   readonly geofences: Geofences;
   readonly alertRules: AlertRules;
+  readonly shareLinks: ShareLinks;
 
   constructor(options: TelematicsClientOptions) {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
@@ -61,6 +63,7 @@ export class TelematicsClient {
     this.webhooks = new Webhooks();
     this.geofences = new Geofences(transport);
     this.alertRules = new AlertRules(transport);
+    this.shareLinks = new ShareLinks(transport);
   }
 }
 

@@ -4,6 +4,7 @@ export { AlertRules } from './alert-rules.js';
 export { CommandHandle, Commands, type CommandHistoryQuery, type CommandRequest, type CreateOptions, type SendOptions, type WaitOptions } from './commands.js';
 export { EventList, Events, EventStream, type EventPageQuery, type EventSelection, type EventStreamOptions } from './events.js';
 export { Geofences, type GeofencesQuery } from './geofences.js';
+export { ShareLinks, type ShareLinksQuery } from './share-links.js';
 export { Trips, type TripsQuery } from './trips.js';
 export { VehicleData, type VehicleDataQuery } from './vehicle-data.js';
 export { Vehicles } from './vehicles.js';

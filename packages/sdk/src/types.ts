@@ -72,6 +72,12 @@ export type GeofencesPage = JsonOf<operations['listGeofences']['responses'][200]
 /** What POST /geofences/preview takes: `geofence` (a body of POST /geofences) or `geofence_id`, with `vins` and `days`. */
 export type GeofencePreviewBody = NonNullable<JsonOf<operations['previewGeofence']['requestBody']>>;
 export type GeofencePreview = JsonOf<operations['previewGeofence']['responses'][200]>;
+export type ShareLink = JsonOf<operations['getShareLink']['responses'][200]>;
+/** A new link: a ShareLink with its `url`, shown in this answer only. */
+export type CreatedShareLink = JsonOf<operations['createShareLink']['responses'][201]>;
+/** What POST /share-links takes: `vin`, and `expires_in` (seconds, 300 to 604800) and `label` if wanted. */
+export type ShareLinkRequest = NonNullable<JsonOf<operations['createShareLink']['requestBody']>>;
+export type ShareLinksPage = JsonOf<operations['listShareLinks']['responses'][200]>;
 export type AlertRule = JsonOf<operations['getAlertRule']['responses'][200]>;
 /** What POST /alert-rules and PUT /alert-rules/{id} take: name, kind and that kind's fields. */
 export type AlertRuleBody = NonNullable<JsonOf<operations['createAlertRule']['requestBody']>>;

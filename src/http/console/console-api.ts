@@ -1,5 +1,5 @@
 /**
- * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands, geofences, alert rules) answered
+ * /console/api/*: the interface's own routes (vehicles, vehicle data, trips, commands, geofences, alert rules, share links) answered
  * on the console session instead of a bearer token, so the console reads exactly what an
  * application reads and every check, text and limit is the same code. Commands of a session that
  * proved the sign-secret at sign-in are signed here with the application's sealed sign-secret:
@@ -11,6 +11,7 @@ import { signCommandFor } from '../../commands/sign-command.js';
 import { errors, ServiceError } from '../../domain/errors.js';
 import { OpenedSignSecrets } from '../../registry/application-secrets.js';
 import { alertRuleRoutes } from '../alert-rule-routes.js';
+import { shareLinkRoutes } from '../share-link-routes.js';
 import type { AppDeps } from '../app-deps.js';
 import { principalOf } from '../authenticate-hook.js';
 import { commandRoutes } from '../command-routes.js';
@@ -58,6 +59,7 @@ export function consoleApi(deps: AppDeps, settings: ConsoleSettings, limits: Req
     await api.register(commandRoutes(deps, deps.clock, limits));
     await api.register(geofenceRoutes({ store: deps.store, clock: deps.clock, settings: deps.geofences }));
     await api.register(alertRuleRoutes(deps));
+    await api.register(shareLinkRoutes(deps));
     await api.register(alertsRoute(deps));
     await api.register(auditRoutes(deps));
     await api.register(usersRoutes(userDepsOf(deps, settings)));

@@ -1,7 +1,8 @@
 /**
  * Everything the web console adds to the API port: `/` and `/console` redirect to `/console/`,
- * the built console, its session (session-routes.ts) and the interface's routes on that session
- * (console-api.ts), all behind security headers with a strict Content-Security-Policy.
+ * the built console, its session (session-routes.ts), the interface's routes on that session
+ * (console-api.ts) and the pages share links open (share-page-routes.ts), all behind security
+ * headers with a strict Content-Security-Policy.
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
@@ -13,6 +14,7 @@ import { consoleApi, CONSOLE_API_PREFIX } from './console-api.js';
 import { consoleAssets, defaultConsoleDist, pmtilesBasemap } from './console-assets.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { sessionRoutes } from './session-routes.js';
+import { sharePageRoutes } from './share-page-routes.js';
 import { passwordRoutes } from './password-routes.js';
 import { userDepsOf } from './console-settings.js';
 
@@ -62,7 +64,9 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     await app.register(sessionRoutes(deps, settings, limits));
     await app.register(passwordRoutes(userDepsOf(deps, settings), limits));
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
+    const distDir = settings.distDir ?? defaultConsoleDist();
+    await app.register(sharePageRoutes(deps, settings, distDir));
     if (settings.basemap?.kind === 'pmtiles') await app.register(pmtilesBasemap(settings.basemap.file));
-    await app.register(consoleAssets(settings.distDir ?? defaultConsoleDist()));
+    await app.register(consoleAssets(distDir));
   };
 }

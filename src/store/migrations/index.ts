@@ -30,6 +30,7 @@ import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
 import { auditTrailMigration } from './0028-audit-trail.js';
 import { applicationScopesMigration } from './0029-application-scopes.js';
 import { usersMigration } from './0030-users.js';
+import { shareLinksMigration } from './0031-share-links.js';
 
 /**
  * Every migration, in order. Migrations are forward-only: once landed, a migration is never
@@ -67,6 +68,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0028-audit-trail': auditTrailMigration(capabilities),
     '0029-application-scopes': applicationScopesMigration,
     '0030-users': usersMigration,
+    '0031-share-links': shareLinksMigration,
   });
 }
 

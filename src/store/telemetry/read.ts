@@ -54,6 +54,14 @@ export function latestPositionedTelemetry(db: Db, vin: string) {
     .orderBy('ts', 'desc').limit(1).executeTakeFirst();
 }
 
+/** The latest record of a VIN with a position (a share link's page), not older than `since`. */
+export async function latestPosition(db: Db, vin: string, since: number) {
+  const row = await db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude', 'heading', 'speed'])
+    .where('vin', '=', vin).where('ts', '>=', since).where('latitude', 'is not', null).where('longitude', 'is not', null)
+    .orderBy('ts', 'desc').limit(1).executeTakeFirst();
+  return row && { ...row, ts: Number(row.ts) };
+}
+
 /** The newest non-null value of each of `columns` for a VIN (a diagnostics answer from stored data). */
 export async function latestValues<C extends TelemetryColumn>(db: Db, vin: string, columns: readonly C[]): Promise<Partial<Record<C, number | string | null>>> {
   const values: Partial<Record<C, number | string | null>> = {};

@@ -1,6 +1,7 @@
 import { alertTextsPtBR } from './alert-texts.js';
 import type { MessageKey } from './en.js';
 import { geofenceTextsPtBR } from './geofence-texts.js';
+import { shareTextsPtBR } from './share-texts.js';
 
 /** Brazilian Portuguese: every key of en.ts (a missing one fails tsc). */
 export const ptBR: Record<MessageKey, string> = {
@@ -153,4 +154,5 @@ export const ptBR: Record<MessageKey, string> = {
   vehicleOnMap: '{plate}: {state}. Abrir o veículo',
   ...geofenceTextsPtBR,
   ...alertTextsPtBR,
+  ...shareTextsPtBR,
 };

@@ -11,6 +11,7 @@ import { fromZoneLocalInput, zoneLocalInput } from '../i18n/time-zone.js';
 import { fieldValue } from '../parts/field-value.js';
 import { useNow } from '../parts/use-now.js';
 import { shownState } from '../parts/vehicle-status.js';
+import { ShareLinksSection } from './share-links-section.js';
 
 const HOUR = 3_600_000;
 const CHART_FIELDS = ['speed', 'fuel_level', 'lv_battery_voltage', 'left_front_tire_pressure', 'right_front_tire_pressure', 'left_rear_tire_pressure', 'right_rear_tire_pressure'];
@@ -90,6 +91,7 @@ export function VehicleScreen({ vin, session }: { vin: string; session: Session 
           </div>
         </div>
       ) : null}
+      {session.scopes.includes('shares:manage') ? <ShareLinksSection vin={vin} /> : null}
     </section>
   );
 }

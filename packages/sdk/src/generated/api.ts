@@ -614,6 +614,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the company's share links
+         * @description Newest first, a page at a time (pass next_cursor as `before`); ended links stay listed for 30 days. Never their URLs.
+         */
+        get: operations["listShareLinks"];
+        put?: never;
+        /**
+         * Share a vehicle's live position
+         * @description A link anyone may open, without an account, to follow one vehicle on a map until `expires_in` seconds from now (at most 7 days) or until revoked. Its page shows the newest position, heading and speed and nothing else of the vehicle. The URL is in this answer only. A vehicle whose positions the company may not read is refused as POST /vehicle-data refuses it; a vehicle has at most 50 open links.
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a share link
+         * @description One of the company's links; another company's reads as 404.
+         */
+        get: operations["getShareLink"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share link
+         * @description The link answers 410 from now on; it stays listed as `revoked`. Revoking it again changes nothing.
+         */
+        delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "command.succeeded": {
@@ -5215,6 +5263,431 @@ export interface operations {
             };
             /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listShareLinks: {
+        parameters: {
+            query?: {
+                /** @description Only this vehicle's links */
+                vin?: string;
+                /** @description Only links in this state */
+                state?: "active" | "expired" | "revoked";
+                /** @description A next_cursor of an earlier page: the links created before it */
+                before?: string;
+                /** @description 1 to 200, default 50 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        data: {
+                            /** @description The link's id (not its secret): revoke with it */
+                            id: string;
+                            vin: string;
+                            label: string | null;
+                            /** @enum {string} */
+                            state: "active" | "expired" | "revoked";
+                            /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                            created_at: string;
+                            /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                            expires_at: string;
+                            revoked_at: string | null;
+                            created_by: {
+                                /** @enum {string} */
+                                kind: "application" | "user";
+                                /** @description An application's client id or a person's e-mail */
+                                id: string;
+                            };
+                        }[];
+                        /** @description Pass as `before` for older links; null when there are none */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the company's vehicles */
+                    vin: string;
+                    /** @description Seconds until the link stops working, 300 to 604800 (7 days), default 86400 */
+                    expires_in?: number;
+                    /** @description Shown above the map to whoever opens the link (an order number, a driver's first name); nothing else about the vehicle is */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The link's id (not its secret): revoke with it */
+                        id: string;
+                        vin: string;
+                        label: string | null;
+                        /** @enum {string} */
+                        state: "active" | "expired" | "revoked";
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created_at: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        expires_at: string;
+                        revoked_at: string | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "application" | "user";
+                            /** @description An application's client id or a person's e-mail */
+                            id: string;
+                        };
+                    } & {
+                        /** @description The link to hand out: shown in this answer only (the service keeps a hash of its secret) */
+                        url: string;
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_MALFORMED_JSON`: `Malformed JSON body.`
+             *     - `TLM_INVALID_REQUEST`: `Invalid request: {reason}.`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description - `TLM_VIN_NOT_FOUND`: `VIN not found or unauthorized access.`
+             *     - `TLM_UNSUPPORTED_DATAPOINT`: `Unsupported datapoint for this vehicle.`
+             *     - `TLM_DATAPOINT_NOT_IN_PLAN`: `Datapoint not included in your package plan.`
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_TOO_MANY_SHARE_LINKS`: `A vehicle may have at most {max} open share links.` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_BODY_TOO_LARGE`: `Request body is too large.` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNSUPPORTED_MEDIA_TYPE`: `Unsupported content type. Expected {expected}.` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The link's id (not its secret): revoke with it */
+                        id: string;
+                        vin: string;
+                        label: string | null;
+                        /** @enum {string} */
+                        state: "active" | "expired" | "revoked";
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        created_at: string;
+                        /** @description YYYY-MM-DDTHH:MM:SS-03:00 */
+                        expires_at: string;
+                        revoked_at: string | null;
+                        created_by: {
+                            /** @enum {string} */
+                            kind: "application" | "user";
+                            /** @description An application's client id or a person's e-mail */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_SHARE_LINK_NOT_FOUND`: `Share link not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INTERNAL`: `Internal server error.` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_UNAVAILABLE`: `Service temporarily unavailable.` */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `TLM_NOT_AUTHENTICATED`: `Not authenticated.`
+             *     - `TLM_INVALID_TOKEN`: `Invalid or expired token.`
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_INSUFFICIENT_SCOPE`: `Insufficient scope: {scope} is required.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_SHARE_LINK_NOT_FOUND`: `Share link not found.` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `TLM_URL_TOO_LONG`: `A path parameter of the URL is too long.` */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

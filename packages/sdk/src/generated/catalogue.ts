@@ -81,6 +81,9 @@ export const ERRORS = [
   {"code":"TLM_TOTP_NOT_STARTED","status":409,"text":"Start enrolment first (POST /console/api/me/totp)."},
   {"code":"TLM_TOTP_ALREADY_ENROLLED","status":409,"text":"A second factor is already enrolled: remove it first."},
   {"code":"TLM_USER_SESSION_ONLY","status":403,"text":"Only a person signed in to the console may do this."},
+  {"code":"TLM_SHARE_LINK_NOT_FOUND","status":404,"text":"Share link not found."},
+  {"code":"TLM_SHARE_LINK_GONE","status":410,"text":"This share link has expired or was revoked."},
+  {"code":"TLM_TOO_MANY_SHARE_LINKS","status":409,"text":"A vehicle may have at most {max} open share links."},
   {"code":"TLM_MALFORMED_JSON","status":400,"text":"Malformed JSON body."},
   {"code":"TLM_MALFORMED_HTTP","status":400,"text":"Malformed HTTP request."},
   {"code":"TLM_REQUEST_TIMEOUT","status":408,"text":"The request was not received in time."},
@@ -197,4 +200,5 @@ export const SCOPES = [
   "alerts:write",
   "audit:read",
   "users:manage",
+  "shares:manage",
 ] as const;

@@ -9,6 +9,7 @@ import { useI18n } from '../../i18n/i18n.js';
 import type { MessageKey } from '../../i18n/en.js';
 import { Problem } from '../../parts/problem.js';
 import { useLoad } from '../../parts/use-load.js';
+import { useAction } from '../../parts/use-action.js';
 
 interface Me { readonly email: string; readonly role: string; readonly second_factor: boolean }
 
@@ -17,17 +18,7 @@ export function AccountScreen() {
   const me = useLoad(() => apiCall<Me>('GET', '/me'), []);
   const [enrolment, setEnrolment] = useState<{ secret: string; otpauth_uri: string } | undefined>();
   const [recovery, setRecovery] = useState<string[] | undefined>();
-  const [problem, setProblem] = useState<string | undefined>();
-
-  const act = async (work: () => Promise<void>) => {
-    setProblem(undefined);
-    try {
-      await work();
-      me.reload();
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-  };
+  const { run: act, problem } = useAction(me.reload);
   const codeOf = (event: Event) => {
     event.preventDefault();
     return new FormData(event.currentTarget as HTMLFormElement).get('code');

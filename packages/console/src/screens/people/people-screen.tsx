@@ -9,6 +9,7 @@ import { useI18n } from '../../i18n/i18n.js';
 import type { MessageKey } from '../../i18n/en.js';
 import { Problem } from '../../parts/problem.js';
 import { useLoad } from '../../parts/use-load.js';
+import { useAction } from '../../parts/use-action.js';
 import type { Session } from '../../types.js';
 
 const ROLES = ['owner', 'admin', 'dispatcher', 'viewer'] as const;
@@ -27,22 +28,8 @@ export function PeopleScreen({ session }: { session: Session }) {
   const { t } = useI18n();
   const people = useLoad(() => apiCall<{ data: Person[] }>('GET', '/users'), []);
   const [link, setLink] = useState<{ email: string; url: string; expires: string } | undefined>();
-  const [problem, setProblem] = useState<string | undefined>();
   const [removing, setRemoving] = useState<Person | undefined>();
-  const [busy, setBusy] = useState(false);
-
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await work();
-      people.reload();
-    } catch (e) {
-      setProblem((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run: act, busy, problem } = useAction(people.reload);
   const showLink = (answer: LinkAnswer) => setLink({ email: answer.user.email, url: `${location.origin}${answer.link}`, expires: answer.link_expires });
   const invite = (event: Event) => {
     event.preventDefault();

@@ -1,0 +1,59 @@
+/**
+ * A share link opened: `/share/<token>` is the map page (the console's share.html, which shows
+ * the vehicle and nothing else) and `/share/<token>/position` what the page polls. A revoked or
+ * expired link answers 410, an unknown one 404, both as a short page of their own in both of the
+ * console's languages (a customer opening an old link reads why it shows nothing). The token is
+ * in the path, so the request line names the route (`/share/:token`), never the URL, and the
+ * console's `Referrer-Policy: no-referrer` keeps it from the basemap's servers.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { publicBasemap } from '../../domain/basemap.js';
+import { errors, ServiceError } from '../../domain/errors.js';
+import { openShareLink, readSharedPosition } from '../../shares/read-shared-position.js';
+import type { ShareLinkDeps } from '../../shares/manage-share-links.js';
+import type { ConsoleSettings } from './console-settings.js';
+
+// Any text: a token of the wrong shape is just not a link (404), never a validation error.
+const TokenParams = Type.Object({ token: Type.String() });
+
+const endedPage = (status: 404 | 410) => {
+  const [en, pt] = status === 410
+    ? ['This link has expired or was revoked.', 'Este link expirou ou foi revogado.']
+    : ['This link does not exist.', 'Este link não existe.'];
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
+    + `<title>${en}</title></head><body><main><h1>${en}</h1><p lang="pt-BR">${pt}</p><p>Ask whoever sent it for a new one. · <span lang="pt-BR">Peça um novo a quem o enviou.</span></p></main></body></html>`;
+};
+
+export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings, distDir: string | undefined): FastifyPluginAsync {
+  return async (parent) => {
+    const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+    const page = distDir === undefined ? undefined : await readFile(join(distDir, 'share.html'));
+    const basemap = settings.basemap ? publicBasemap(settings.basemap) : null;
+
+    app.get('/share/:token', { schema: { params: TokenParams } }, async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      try {
+        await openShareLink(deps, request.params.token);
+      } catch (error) {
+        return endedReply(error, reply);
+      }
+      if (page === undefined) return reply.code(503).type('text/plain; charset=utf-8').send('The console is not built: run `npm run build`.');
+      return reply.type('text/html; charset=utf-8').send(page);
+    });
+
+    app.get('/share/:token/position', { schema: { params: TokenParams } }, async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { ...(await readSharedPosition(deps, request.params.token)), basemap };
+    });
+  };
+}
+
+function endedReply(error: unknown, reply: FastifyReply) {
+  if (!(error instanceof ServiceError) || (error.entry !== errors.shareLinkGone && error.entry !== errors.shareLinkNotFound)) throw error;
+  const status = error.entry === errors.shareLinkGone ? 410 : 404;
+  return reply.code(status).type('text/html; charset=utf-8').send(endedPage(status));
+}
