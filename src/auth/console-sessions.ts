@@ -1,19 +1,18 @@
 /**
- * Console sessions (backend-for-frontend): the browser exchanges the application's credentials
- * once, on the server, for an opaque 256-bit id in an HttpOnly cookie; it never holds a token. A
- * session ends at sign-out, after `idleMs` without a request, at `maxMs` after sign-in whatever
- * the activity, and at once when the application is disabled, deleted or its credentials
- * rotated (checked on every request, as bearer tokens are).
+ * Console sessions (backend-for-frontend): a person's sign-in is exchanged, on the server, for an
+ * opaque 256-bit id in an HttpOnly cookie; the browser never holds a token or a secret. A session
+ * is the company's console application's, with the person's role for scopes, re-read on every
+ * request with the person's version. It ends at sign-out, after `idleMs` without a request, at
+ * `maxMs` after sign-in whatever the activity, and at once when the person's role or password
+ * changes, when they are removed, or when the console application is disabled or its
+ * credentials rotated (checked on every request, as bearer tokens are).
  *
- * Sending commands needs what an application needs: the sign-secret too. A sign-in that proves it
- * keeps its SHA-256 (`sign_proof`); the service then signs that session's commands with the
- * application's current sign-secret only while the two still match, so `rotate-secret --only
- * sign` stops a session's commands as it stops captured signatures. Without it a session reads.
- *
- * A person's session (openUserConsoleSession) is the company's console application's, with the
- * person's role for scopes, re-read on every request with the person's version.
+ * A role that may send commands gets the SHA-256 of the console application's sign-secret
+ * (`sign_proof`); the service signs that session's commands with the current sign-secret only
+ * while the two still match, so rotating it stops a session's commands as it stops captured
+ * signatures. Applications sign in with POST /token, not here.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { errors, ServiceError } from '../domain/errors.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
@@ -28,7 +27,6 @@ import { isRole, roleScopes, type Role } from '../domain/roles.js';
 import { findUserById } from '../store/users-queries.js';
 import { ensureConsoleApplication } from '../users/console-application.js';
 import type { Principal } from './authenticate-bearer.js';
-import { verifyClientCredentials } from './exchange-client-credentials.js';
 
 export interface ConsoleSessionSettings {
   readonly idleMs: number;
@@ -41,7 +39,7 @@ const TOUCH_EVERY_MS = 60_000;
 export interface ResolvedSession {
   readonly principal: Principal;
   readonly expiresAt: number;
-  /** Whether the session proved the application's current sign-secret. */
+  /** Whether the service signs this session's commands: the role may send them and the console application's sign-secret is still the one of sign-in. */
   readonly mayCommand: boolean;
 }
 
@@ -53,7 +51,7 @@ export interface OpenedSession extends ResolvedSession {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-/** A session is its application's: it has the application's scopes, read again with the application on every request. */
+/** The console application as the caller; a person's session then takes the role's scopes. */
 const principalOf = (app: { id: string; client_id: string; company_id: string; sign_secret_sealed: string | null; scopes: string }): Principal => ({
   applicationId: app.id, clientId: app.client_id, companyId: app.company_id, signSecretSealed: app.sign_secret_sealed, scopes: scopeMaskOf(app.scopes),
 });
@@ -68,30 +66,10 @@ function currentSignSecret(app: { id: string; sign_secret_sealed: string | null 
   }
 }
 
-const sameText = (a: string, b: string) => {
-  const [x, y] = [Buffer.from(sha256(a)), Buffer.from(sha256(b))];
-  return timingSafeEqual(x, y);
-};
-
-export async function openConsoleSession(
-  store: StoreConnection, keyring: Keyring, credentials: { clientId: string; clientSecret: string; signSecret?: string | undefined },
-  now: number, settings: ConsoleSessionSettings,
-): Promise<OpenedSession> {
-  const app = await verifyClientCredentials(store.db, keyring, credentials.clientId, credentials.clientSecret);
-  let signProof: string | null = null;
-  if (credentials.signSecret !== undefined) {
-    const current = currentSignSecret(app, (applicationId, sealed) => openSignSecret(applicationId, sealed, keyring));
-    // A wrong sign-secret fails the whole sign-in, with the same answer as a wrong client secret.
-    if (current === undefined || !sameText(current, credentials.signSecret)) throw new ServiceError(errors.invalidClientCredentials);
-    signProof = sha256(current);
-  }
-  return startSession(store, app, principalOf(app), signProof, null, now, settings);
-}
-
-/** Stores a new session of `app` (and of `user`, for a person's) and answers its id, once. */
+/** Stores a new session of `user` on `app` and answers its id, once. */
 async function startSession(
   store: StoreConnection, app: { id: string; credentials_version: number }, principal: Principal, signProof: string | null,
-  user: { id: string; version: number } | null, now: number, settings: ConsoleSessionSettings,
+  user: { id: string; version: number }, now: number, settings: ConsoleSessionSettings,
 ): Promise<OpenedSession> {
   // Sign-ins are rare: each one sweeps what has ended, so the table holds live sessions only.
   await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
@@ -99,7 +77,7 @@ async function startSession(
   const expiresAt = now + settings.maxMs;
   await insertConsoleSession(store.db, {
     id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
-    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user?.id ?? null, user_version: user?.version ?? null,
+    last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user.id, user_version: user.version,
   });
   return { id, principal, expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
 }
@@ -123,7 +101,7 @@ export async function openUserConsoleSession(
   return startSession(store, app, principal, signProof, user, now, settings);
 }
 
-/** The session's caller, or undefined when the id is unknown, ended, or its application (or person) may no longer call. */
+/** The session's caller, or undefined when the id is unknown, ended, or its person (or the console application) may no longer call. */
 export async function resolveConsoleSession(
   store: StoreConnection, signSecrets: OpenedSignSecrets, id: string, now: number, settings: ConsoleSessionSettings,
 ): Promise<ResolvedSession | undefined> {
@@ -141,16 +119,14 @@ export async function resolveConsoleSession(
     await deleteConsoleSession(store.db, idHash);
     return undefined;
   }
-  let principal = principalOf(app);
-  if (session.user_id !== null) {
-    // A person's role, password or removal changed since sign-in: the version moved on, the session ends.
-    const user = await findUserById(store.db, session.user_id);
-    if (!user || user.version !== session.user_version || user.company_id !== app.company_id || !isRole(user.role)) {
-      await deleteConsoleSession(store.db, idHash);
-      return undefined;
-    }
-    principal = { ...principal, scopes: roleScopes(user.role), user: { id: user.id, email: user.email, role: user.role } };
+  // A person's role, password or removal changed since sign-in: the version moved on, the session
+  // ends. A session of no person (an application's, from before applications left the console) ends too.
+  const user = session.user_id === null ? undefined : await findUserById(store.db, session.user_id);
+  if (!user || user.version !== session.user_version || user.company_id !== app.company_id || !isRole(user.role)) {
+    await deleteConsoleSession(store.db, idHash);
+    return undefined;
   }
+  const principal = { ...principalOf(app), scopes: roleScopes(user.role), user: { id: user.id, email: user.email, role: user.role } };
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
   const current = session.sign_proof === null ? undefined : currentSignSecret(app, (applicationId, sealed) => signSecrets.open(applicationId, sealed));
   const mayCommand = current !== undefined && sha256(current) === session.sign_proof;

@@ -20,7 +20,7 @@ export interface IssuedToken {
  * The application the credentials belong to, if they are right and it is enabled; throws the
  * interface's `Invalid client credentials.` otherwise (the three cases are indistinguishable).
  */
-export async function verifyClientCredentials(db: Db, keyring: Keyring, clientId: string, clientSecret: string): Promise<ApplicationRow> {
+async function verifyClientCredentials(db: Db, keyring: Keyring, clientId: string, clientSecret: string): Promise<ApplicationRow> {
   // A client id that cannot exist (wrong shape, NUL bytes…) is refused like an unknown one,
   // without reaching the database.
   const app = IDENTIFIER_PATTERN.test(clientId) ? await findApplicationByClientId(db, clientId) : undefined;

@@ -31,9 +31,9 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
 };
 
 const CONSOLE_ERRORS = [
-  'consoleCrossSite', 'consoleSignInFieldsMissing', 'consoleAlertsLimitInvalid', 'userSignInFieldsMissing', 'invalidUserCredentials', 'secondFactorRequired',
+  'consoleCrossSite', 'consoleAlertsLimitInvalid', 'userSignInFieldsMissing', 'invalidUserCredentials', 'secondFactorRequired',
   'invalidSecondFactor', 'userInvalid', 'userNotFound', 'userExists', 'roleNotAllowed', 'lastOwner', 'passwordInvalid', 'passwordLinkGone', 'totpNotStarted',
-  'totpAlreadyEnrolled', 'userSessionOnly', 'shareLinkGone',
+  'totpAlreadyEnrolled', 'shareLinkGone',
 ] as const;
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {

@@ -10,6 +10,7 @@ import { appendEvents } from '../../src/store/event-appends.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, T0, type TestService } from '../support/test-service.js';
+import { addPerson, consoleSignIn, TEST_CONSOLE_USERS } from '../support/console-people.js';
 
 const CONSOLE = { 'x-telematics-console': '1' };
 const SESSIONS = { idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 };
@@ -32,11 +33,6 @@ describe.each(DATABASE_KINDS)('GET /console/api/alerts on %s', (kind) => {
   const entered = (vin: string, companyId = 'alpha') => draft('geofence.entered', vin, companyId, { geofence_id: 'g1', geofence_name: 'Depot', latitude: -23.5, longitude: -46.6, late: false });
   const lowFuel = (vin: string) => draft('alert.low_fuel', vin, 'alpha', { rule_id: 'r2', fuel_level: 9, threshold: 10 });
 
-  async function signIn(clientId: string, secret: string): Promise<string> {
-    const res = await svc.request('POST', '/console/session', { json: { client_id: clientId, client_secret: secret }, headers: CONSOLE });
-    expect(res.status).toBe(200);
-    return /telematics_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!;
-  }
   const get = (session: string, query = '') => svc.request('GET', `/console/api/alerts${query}`, { headers: { cookie: `telematics_console=${session}` } });
   /** Every page from the newest to the oldest, and how many pages it took. */
   const readAll = async (session: string, query: string) => {
@@ -54,9 +50,9 @@ describe.each(DATABASE_KINDS)('GET /console/api/alerts on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    svc = await startTestService(kind, undefined, { http: { console: { sessions: SESSIONS, basemap: null } } });
-    alpha = await signIn('alpha-dispatch', SECRETS.alphaDispatch.client);
-    beta = await signIn('beta-ops', SECRETS.betaOps.client);
+    svc = await startTestService(kind, undefined, { http: { console: { sessions: SESSIONS, basemap: null, users: TEST_CONSOLE_USERS } } });
+    alpha = await consoleSignIn(svc, await addPerson(svc, 'alpha', 'viewer'));
+    beta = await consoleSignIn(svc, await addPerson(svc, 'beta', 'viewer'));
   });
   afterAll(async () => { await svc?.close(); });
 

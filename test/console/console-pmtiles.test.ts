@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { addPerson, TEST_CONSOLE_USERS } from '../support/console-people.js';
 
 describe('a .pmtiles console basemap', () => {
   let svc: TestService;
@@ -15,7 +15,7 @@ describe('a .pmtiles console basemap', () => {
     writeFileSync(join(folder, 'brazil.pmtiles'), bytes);
     writeFileSync(join(folder, 'secret.txt'), 'not for the browser');
     svc = await startTestService('sqlite', undefined, {
-      http: { console: { sessions: { idleMs: 60_000, maxMs: 600_000 }, basemap: { kind: 'pmtiles', file: join(folder, 'brazil.pmtiles'), attribution: '© OSM' } } },
+      http: { console: { sessions: { idleMs: 60_000, maxMs: 600_000 }, basemap: { kind: 'pmtiles', file: join(folder, 'brazil.pmtiles'), attribution: '© OSM' }, users: TEST_CONSOLE_USERS } },
     });
   });
   afterAll(async () => {
@@ -38,9 +38,8 @@ describe('a .pmtiles console basemap', () => {
   });
 
   it('when a user signs in, then the session says where the basemap is, not where the file is', async () => {
-    const res = await svc.request('POST', '/console/session', {
-      json: { client_id: 'alpha-dispatch', client_secret: SECRETS.alphaDispatch.client }, headers: { 'x-telematics-console': '1' },
-    });
+    const person = await addPerson(svc, 'alpha', 'viewer');
+    const res = await svc.request('POST', '/console/session', { json: { email: person.email, password: person.password }, headers: { 'x-telematics-console': '1' } });
     expect(res.body.basemap).toEqual({ kind: 'pmtiles', url: '/console/basemap/brazil.pmtiles', attribution: '© OSM' });
     expect(res.text).not.toContain(folder);
   });

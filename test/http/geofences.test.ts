@@ -9,6 +9,7 @@ import { readGeofenceRevisions } from '../../src/store/geofences-queries.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { addPerson, consoleSignIn, TEST_CONSOLE_USERS, withSession } from '../support/console-people.js';
 
 const MIN = 60_000;
 /** T0 at -03:00, as `created` is written. */
@@ -45,7 +46,7 @@ describe.each(DATABASE_KINDS)('geofences on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    svc = await startTestService(kind, undefined, { http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null } } });
+    svc = await startTestService(kind, undefined, { http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS } } });
     alpha = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
     alphaReports = { authorization: `Bearer ${await svc.token('alpha-reports', SECRETS.alphaReports.client)}` };
     beta = { authorization: `Bearer ${await svc.token('beta-ops', SECRETS.betaOps.client)}` };
@@ -200,9 +201,7 @@ describe.each(DATABASE_KINDS)('geofences on %s', (kind) => {
   });
 
   it('when the console is signed in, then it reads and writes the same fences through /console/api', async () => {
-    const session = await svc.request('POST', '/console/session', { json: { client_id: 'beta-ops', client_secret: SECRETS.betaOps.client }, headers: { 'x-telematics-console': '1' } });
-    const cookie = /telematics_console=[^;]+/.exec(session.headers.get('set-cookie') ?? '')![0];
-    const headers = { cookie, 'x-telematics-console': '1' };
+    const headers = withSession(await consoleSignIn(svc, await addPerson(svc, 'beta', 'admin')), { 'x-telematics-console': '1' });
     const created = await svc.request('POST', '/console/api/geofences', { json: ROUTE, headers });
     expect(created.status).toBe(201);
     const listed = await svc.request('GET', '/console/api/geofences', { headers });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { decodeJwt } from 'jose';
-import { ROUTE_SCOPES, SCOPES, scopeListProblem, type Scope } from '../../src/domain/scopes.js';
+import { hasScope, ROUTE_SCOPES, SCOPES, scopeListProblem, type Scope } from '../../src/domain/scopes.js';
 import { validateFleetFile, type Fleet, type FleetProblem } from '../../src/domain/fleet-file.js';
 import { scopesOption } from '../../src/cli/admin/app-commands.js';
 import { setApplicationScopes } from '../../src/registry/manage-applications.js';
@@ -17,6 +17,8 @@ import { declareRouteScopes } from '../../src/http/scope-hook.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, fixtureFleet, SECRETS } from '../support/fixture-fleet.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { addPerson, consoleSignIn, TEST_CONSOLE_USERS, withSession } from '../support/console-people.js';
+import { ROLES, roleScopes } from '../../src/domain/roles.js';
 
 const VIN = ALPHA_VINS[0];
 const ID = '00000000-0000-4000-8000-000000000000';
@@ -84,7 +86,7 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
   beforeAll(async () => {
     svc = await startTestService(kind, undefined, {
       rateLimits: { tokenPerAddress: { limit: 100, windowMs: MIN } },
-      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null } },
+      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS } },
     });
     auth = { authorization: `Bearer ${await svc.token('alpha-reports', SECRETS.alphaReports.client)}` };
   });
@@ -137,28 +139,24 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
     expect(failures).toEqual([]);
   });
 
-  it('when each console route is called on a session with each single scope, then the same rule holds', async () => {
-    const signedIn = await svc.request('POST', '/console/session', {
-      json: { client_id: 'alpha-reports', client_secret: SECRETS.alphaReports.client }, headers: { 'x-telematics-console': '1' },
-    });
-    const session = { cookie: `telematics_console=${/telematics_console=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!}`, 'x-telematics-console': '1' };
-    // A person's own account (/console/api/me) needs no scope and refuses every application's session (console-users.test.ts).
+  it('when each console route is called by each role, then the role\'s scopes decide by the same rule: its own scope passes, any other is 403 with the exact text', async () => {
+    // A person's own account (/console/api/me) needs no scope (console-users.test.ts).
     const routes = routesOf(svc.app.printRoutes({ commonPrefix: false }))
       .filter((r) => r.path.startsWith('/console/api/') && !r.path.endsWith('*') && !r.path.startsWith('/console/api/me'));
     expect(routes.length).toBeGreaterThan(20);
     const failures: string[] = [];
-    for (const scope of SCOPES) {
-      await setScopes([scope]);
+    for (const role of ROLES) {
+      const session = withSession(await consoleSignIn(svc, await addPerson(svc, 'alpha', role)), { 'x-telematics-console': '1' });
       for (const { method, path } of routes) {
         const required = expectedScope(method, path.slice('/console/api'.length));
         const res = await call(method, concrete(path), session);
         const refused = res.status === 403 && JSON.stringify(res.body) === JSON.stringify(refusal(required));
-        if (scope === required ? res.status === 403 && String((res.body as { detail?: string })?.detail).startsWith('Insufficient scope') : !refused) {
-          failures.push(`${scope} on ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+        if (hasScope(roleScopes(role), required) ? res.status === 403 && String((res.body as { detail?: string })?.detail).startsWith('Insufficient scope') : !refused) {
+          failures.push(`${role} on ${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
         }
       }
+      expect((await call('GET', '/console/api/nothing-here', session)).status).toBe(404);
     }
-    await setScopes('*');
     expect(failures).toEqual([]);
   });
 
@@ -179,22 +177,6 @@ describe.each(DATABASE_KINDS)('scoped credentials on %s', (kind) => {
     expect(await call('GET', '/vehicle', auth)).toEqual({ status: 403, body: refusal('vehicles:read') });
     await setScopes(['trips:read', 'vehicles:read']);
     expect((await call('GET', '/vehicle', auth)).status).toBe(200);
-    await setScopes('*');
-  });
-
-  it('when a console session\'s application lacks a scope, then the console route refuses it the same way, and allows what it has', async () => {
-    const res = await svc.request('POST', '/console/session', {
-      json: { client_id: 'alpha-reports', client_secret: SECRETS.alphaReports.client }, headers: { 'x-telematics-console': '1' },
-    });
-    expect(res.status).toBe(200);
-    const cookie = { cookie: `telematics_console=${/telematics_console=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!}`, 'x-telematics-console': '1' };
-    expect((await call('GET', '/console/api/vehicle', cookie)).status).toBe(200);
-    expect((await call('GET', '/console/api/alerts', cookie)).status).toBe(200);
-    await setScopes(['vehicles:read']);
-    expect((await call('GET', '/console/api/vehicle', cookie)).status).toBe(200);
-    expect(await call('GET', '/console/api/geofences', cookie)).toEqual({ status: 403, body: refusal('geofences:read') });
-    expect(await call('GET', '/console/api/alerts', cookie)).toEqual({ status: 403, body: refusal('alerts:read') });
-    expect((await call('GET', '/console/api/nothing-here', cookie)).status).toBe(404);
     await setScopes('*');
   });
 

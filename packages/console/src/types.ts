@@ -4,11 +4,8 @@ import type { VehicleState } from '@telematics/contract';
 export type { VehicleState };
 
 export interface Session {
-  /** An application's session (the service's own tests and tools); null for a person's. */
-  readonly client_id: string | null;
-  readonly application: string | null;
   /** The person signed in. */
-  readonly user: { readonly email: string; readonly role: 'owner' | 'admin' | 'dispatcher' | 'viewer' } | null;
+  readonly user: { readonly email: string; readonly role: 'owner' | 'admin' | 'dispatcher' | 'viewer' };
   /** What this session may do (the role's scopes): the page shows only what the server would allow. */
   readonly scopes: readonly string[];
   readonly company: string;

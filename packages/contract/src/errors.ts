@@ -110,7 +110,6 @@ export const errors = Object.freeze({
 
   // The web console (/console/session, /console/api/*)
   consoleCrossSite: entry('TLM_CONSOLE_CROSS_SITE', 403, 'Cross-site request refused: send it from the console.'),
-  consoleSignInFieldsMissing: entry('TLM_CONSOLE_SIGN_IN_FIELDS_MISSING', 400, 'client_id and client_secret are required; sign_secret, when given, must be a string.'),
   consoleAlertsLimitInvalid: entry('TLM_CONSOLE_ALERTS_LIMIT_INVALID', 400, 'limit must be an integer from 1 to 100 alerts a page.'),
 
   // A company's people (/console/session with an e-mail, /console/api/users, /console/api/me/totp, /console/password)
@@ -127,7 +126,6 @@ export const errors = Object.freeze({
   passwordLinkGone: entry('TLM_PASSWORD_LINK_GONE', 410, 'This link has expired or was already used: ask for a new one.'),
   totpNotStarted: entry('TLM_TOTP_NOT_STARTED', 409, 'Start enrolment first (POST /console/api/me/totp).'),
   totpAlreadyEnrolled: entry('TLM_TOTP_ALREADY_ENROLLED', 409, 'A second factor is already enrolled: remove it first.'),
-  userSessionOnly: entry('TLM_USER_SESSION_ONLY', 403, 'Only a person signed in to the console may do this.'),
   // Share links (docs/share-links.md)
   shareLinkNotFound: entry('TLM_SHARE_LINK_NOT_FOUND', 404, 'Share link not found.'),
   shareLinkGone: entry('TLM_SHARE_LINK_GONE', 410, 'This share link has expired or was revoked.'),

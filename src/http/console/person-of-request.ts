@@ -5,10 +5,10 @@ import { errors, ServiceError } from '../../domain/errors.js';
 import type { UserManager } from '../../users/manage-users.js';
 import { principalOf } from '../authenticate-hook.js';
 
-/** The person, or 403: an application's console session manages nobody. */
+/** The person: every console session is one's (a caller without one is not signed in). */
 export function personOf(request: FastifyRequest): SessionUser & { companyId: string } {
   const principal = principalOf(request);
-  if (!principal.user) throw new ServiceError(errors.userSessionOnly);
+  if (!principal.user) throw new ServiceError(errors.notAuthenticated);
   return { ...principal.user, companyId: principal.companyId };
 }
 

@@ -1,11 +1,11 @@
 /**
- * /console/session: sign in (POST, the application's client id and secret, and its sign-secret
- * to send commands; checked on the server and never kept), who is signed in (GET), sign out
- * (DELETE). Sign-in is limited per address before the body is read, and failures per client id,
- * as POST /token is. Signing in again ends the session the browser held.
+ * /console/session: a person signs in (POST: e-mail, password and, with a second factor, its
+ * code), who is signed in (GET), sign out (DELETE). Sign-in is limited per address before the
+ * body is read, and attempts per e-mail from that address before the hash. Signing in again ends
+ * the session the browser held. Applications have POST /token; the console is for people.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { closeConsoleSession, openConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
+import { closeConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
 import type { Role } from '../../domain/roles.js';
 import { scopeClaimOf } from '../../domain/scopes.js';
 import { verifyUserSignIn } from '../../users/sign-in-user.js';
@@ -19,7 +19,6 @@ import type { Principal } from '../../auth/authenticate-bearer.js';
 import { OpenedSignSecrets } from '../../registry/application-secrets.js';
 import type { AppDeps } from '../app-deps.js';
 import type { RequestLimits } from '../rate-limits.js';
-import { findApplicationById } from '../../store/applications-queries.js';
 import { findCompany } from '../../store/registry-queries.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { isCrossSite } from './cross-site-check.js';
@@ -34,10 +33,10 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
   return async (app) => {
     let warnedPlainHttp = false;
     const describe = async (principal: Principal, expiresAt: number, mayCommand: boolean) => {
-      const [application, company] = await Promise.all([findApplicationById(deps.store.db, principal.applicationId), findCompany(deps.store.db, principal.companyId)]);
+      const company = await findCompany(deps.store.db, principal.companyId);
       return {
-        client_id: principal.user ? null : principal.clientId, application: principal.user ? null : application?.name ?? '', company: company?.name ?? '',
-        user: principal.user ? { email: principal.user.email, role: principal.user.role } : null,
+        company: company?.name ?? '',
+        user: { email: principal.user!.email, role: principal.user!.role },
         scopes: scopeClaimOf(principal.scopes).split(' ').filter((s) => s !== ''),
         expires: formatIsoLocal(expiresAt), commands: mayCommand, basemap: settings.basemap ? publicBasemap(settings.basemap) : null,
         // The page holds a fleet answer while time passes: past this age a state no longer stands.
@@ -51,34 +50,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
         await limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now());
         if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
       },
-    }, async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      if (body.email !== undefined) return signInPerson(request, reply, body);
-      const clientId = body.client_id;
-      const clientSecret = body.client_secret;
-      const signSecret = body.sign_secret === '' || body.sign_secret === null ? undefined : body.sign_secret;
-      if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === ''
-        || (signSecret !== undefined && typeof signSecret !== 'string')) {
-        throw new ServiceError(errors.consoleSignInFieldsMissing);
-      }
-      const previous = sessionIdOf(request);
-      if (previous !== undefined) await closeConsoleSession(deps.store, previous);
-      let opened;
-      try {
-        opened = await openConsoleSession(deps.store, deps.keyring, { clientId, clientSecret, signSecret }, deps.clock.now(), settings.sessions);
-      } catch (error) {
-        if (error instanceof ServiceError && error.entry === errors.invalidClientCredentials) await limits.tokenPerClient.take(clientId, deps.clock.now());
-        throw error;
-      }
-      if (request.protocol !== 'https' && !LOOPBACK.test(request.host) && !warnedPlainHttp) {
-        warnedPlainHttp = true;
-        request.log.warn({ host: request.host }, 'console session over plain HTTP: its cookie cannot be Secure; serve the console over HTTPS');
-      }
-      setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
-      request.log.info({ client_id: opened.principal.clientId }, 'console sign-in');
-      reply.header('cache-control', 'no-store');
-      return describe(opened.principal, opened.expiresAt, opened.mayCommand);
-    });
+    }, async (request, reply) => signInPerson(request, reply, (request.body ?? {}) as Record<string, unknown>));
 
     /** A person's sign-in: e-mail, password and, with a second factor, its code. */
     async function signInPerson(request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>) {
@@ -95,6 +67,10 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       if (previous !== undefined) await closeConsoleSession(deps.store, previous);
       const { user } = verified;
       const opened = await openUserConsoleSession(deps.store, deps.keyring, { ...user, role: user.role as Role }, deps.clock.now(), settings.sessions);
+      if (request.protocol !== 'https' && !LOOPBACK.test(request.host) && !warnedPlainHttp) {
+        warnedPlainHttp = true;
+        request.log.warn({ host: request.host }, 'console session over plain HTTP: its cookie cannot be Secure; serve the console over HTTPS');
+      }
       setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
       request.log.info({ user_id: user.id, second_factor: verified.secondFactor }, 'console sign-in');
       reply.header('cache-control', 'no-store');

@@ -21,7 +21,7 @@ const ownTexts = {
   readOnlySession: 'Your role cannot send commands: ask an admin of your company.',
   signingIn: 'Signing in…',
   signOut: 'Sign out',
-  signedInAs: 'Signed in as {client} ({company})',
+  signedInAs: 'Signed in as {who} ({company})',
   role_owner: 'owner',
   role_admin: 'admin',
   role_dispatcher: 'dispatcher',

@@ -22,7 +22,7 @@ export const ptBR: Record<MessageKey, string> = {
   readOnlySession: 'Seu papel não permite enviar comandos: fale com um administrador da sua empresa.',
   signingIn: 'Entrando…',
   signOut: 'Sair',
-  signedInAs: 'Conectado como {client} ({company})',
+  signedInAs: 'Conectado como {who} ({company})',
   role_owner: 'proprietário',
   role_admin: 'administrador',
   role_dispatcher: 'despachante',

@@ -7,9 +7,8 @@ import { LanguageSwitch } from './language-switch.js';
 import { ZoneSwitch } from './zone-switch.js';
 import type { ZoneChoice } from '../i18n/time-zone.js';
 
-/** A person by e-mail and role; an application's session by its client id. */
-const who = (session: Session, t: ReturnType<typeof useI18n>['t']) =>
-  (session.user ? `${session.user.email} · ${t(`role_${session.user.role}`)}` : session.client_id ?? '');
+/** The person signed in, by e-mail and role. */
+const who = (session: Session, t: ReturnType<typeof useI18n>['t']) => `${session.user.email} · ${t(`role_${session.user.role}`)}`;
 
 export function Layout(props: { session: Session; locale: Locale; onLocale(l: Locale): void; zone: ZoneChoice; onZone(z: ZoneChoice): void; onSignedOut(): void; children: ComponentChildren }) {
   const { t } = useI18n();
@@ -29,11 +28,11 @@ export function Layout(props: { session: Session; locale: Locale; onLocale(l: Lo
           <a href="/console/geofences" aria-current={current('/console/geofences')}>{t('geofences')}</a>
           <a href="/console/alerts" aria-current={current('/console/alerts', true)}>{t('alerts')}</a>
           <a href="/console/alert-rules" aria-current={current('/console/alert-rules')}>{t('alertRules')}</a>
-          {sessionMay(props.session, 'users:manage') && props.session.user ? <a href="/console/people" aria-current={current('/console/people')}>{t('people')}</a> : null}
+          {sessionMay(props.session, 'users:manage') ? <a href="/console/people" aria-current={current('/console/people')}>{t('people')}</a> : null}
           {sessionMay(props.session, 'audit:read') ? <a href="/console/audit" aria-current={current('/console/audit')}>{t('audit')}</a> : null}
-          {props.session.user ? <a href="/console/account" aria-current={current('/console/account')}>{t('account')}</a> : null}
+          <a href="/console/account" aria-current={current('/console/account')}>{t('account')}</a>
         </nav>
-        <span class="who">{t('signedInAs', { client: who(props.session, t), company: props.session.company })}</span>
+        <span class="who">{t('signedInAs', { who: who(props.session, t), company: props.session.company })}</span>
         <LanguageSwitch locale={props.locale} onLocale={props.onLocale} />
         <ZoneSwitch zone={props.zone} onZone={props.onZone} />
         <button type="button" onClick={signOut}>{t('signOut')}</button>

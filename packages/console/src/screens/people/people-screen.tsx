@@ -69,7 +69,7 @@ export function PeopleScreen({ session }: { session: Session }) {
         <tbody>
           {people.data.data.map((p) => (
             <tr key={p.id} data-email={p.email}>
-              <th scope="row">{p.email}{session.user?.email === p.email ? ` (${t('you')})` : ''}</th>
+              <th scope="row">{p.email}{session.user.email === p.email ? ` (${t('you')})` : ''}</th>
               <td>
                 <select aria-label={`${t('roleLabel')}: ${p.email}`} value={p.role} disabled={busy}
                   onChange={(e) => act(async () => { await apiCall('PATCH', `/users/${p.id}`, { role: (e.currentTarget as HTMLSelectElement).value }); })}>
