@@ -28,6 +28,7 @@ import { IngestSummary } from './ingest-summary.js';
 import { proxyTrust } from '../domain/trust-proxy.js';
 import { ErrorBody, Geofence, Vehicle } from '@telematics/contract';
 import { consolePlugin } from './console/console-plugin.js';
+import { sharePageRoutes } from './console/share-page-routes.js';
 
 /** Request headers are at most 16 KiB: a client still sending them after this is not a client. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -126,5 +127,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(shareLinkRoutes(deps));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
+  await app.register(sharePageRoutes(deps, deps.console));
   return app;
 }

@@ -26,13 +26,15 @@ export function shareLinkRoutes(deps: ShareLinkDeps): FastifyPluginAsync {
       schema: {
         operationId: 'createShareLink', summary: "Share a vehicle's live position",
         description: 'A link anyone may open, without an account, to follow one vehicle on a map until `expires_in` seconds from now (at most 7 days) or until revoked. '
-          + 'Its page shows the newest position, heading and speed and nothing else of the vehicle. The URL is in this answer only. '
+          + 'Its page shows the label and the newest position on a map, nothing else of the vehicle (not its speed, VIN or plate). The URL is in this answer only. '
           + `A vehicle whose positions the company may not read is refused as POST /vehicle-data refuses it; a vehicle has at most ${MAX_OPEN_SHARE_LINKS} open links.`,
         tags: ['share links'], security: bearerSecurity, body: ShareLinkRequest,
         response: { 201: CreatedShareLink, ...errorResponses(JSON_BODY_ERRORS, AUTH_ERRORS, 'vinNotFound', 'unsupportedDatapoint', 'datapointNotInPlan', 'tooManyShareLinks') },
       },
     }, async (request, reply) => {
       const { link, token } = await createShareLink(deps, companyOf(request), request.body, callerActor(principalOf(request)));
+      // The one answer that holds the link: no cache may keep it.
+      reply.header('cache-control', 'no-store');
       return reply.code(201).send({ ...link, url: `${originOf(request)}${SHARE_PAGE_PREFIX}${token}` });
     });
 

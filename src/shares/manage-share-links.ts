@@ -9,6 +9,7 @@ import {
   DEFAULT_SHARE_LINKS_PAGE, MAX_SHARE_LINKS_PAGE, SHARE_LINK_SECONDS, type ShareLink, type ShareLinkRequest, type ShareLinksPage, type ShareLinksQuery,
 } from '@telematics/contract';
 import { changeEntry, withAudit } from '../audit/record-audit.js';
+import type { AuditDraft } from '../domain/audit-chain.js';
 import { allows, parseNameSet } from '../domain/capabilities.js';
 import type { AuditActor } from '../domain/audit-chain.js';
 import type { Clock } from '../domain/clock.js';
@@ -16,7 +17,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import { storedIdOf } from '../domain/resource-id.js';
 import { formatIsoWithOffset } from '../domain/time.js';
 import { timeOrderedId } from '../domain/time-ordered-id.js';
-import { appendAuditEntries } from '../store/audit-queries.js';
+import { appendAuditEntries, lockAuditChain } from '../store/audit-queries.js';
 import type { StoreConnection } from '../store/connection.js';
 import { inTransaction } from '../store/in-transaction.js';
 import { findCompany, findPlan, listOems } from '../store/registry-queries.js';
@@ -34,7 +35,7 @@ export interface ShareLinkDeps {
 export const MAX_OPEN_SHARE_LINKS = 50;
 /** How long an ended link stays listed before it is deleted. */
 const ENDED_KEPT_MS = 30 * 24 * 3600 * 1000;
-/** What the page shows of a position: the map needs these, the plan and the automaker must allow them. */
+/** What the page shows of the vehicle: its position, which the plan and the automaker must allow. Not its speed: a customer following a delivery has no business with the driver's. */
 export const SHARED_DATAPOINTS = ['latitude', 'longitude'] as const;
 
 export const shareTokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -66,9 +67,15 @@ export async function createShareLink(deps: ShareLinkDeps, companyId: string, bo
     id: timeOrderedId(now, randomUUID), token_hash: shareTokenHash(token), company_id: companyId, vin: vehicle.vin, label,
     created_by_kind: actor.kind, created_by_id: actor.id, created_at: now, expires_at: now + (body.expires_in ?? SHARE_LINK_SECONDS.default) * 1000, revoked_at: null,
   };
-  await withAudit(deps.store.db, actor, changeEntry(companyId, 'share_link.created', row.id), now, async (trx) => {
+  const entry = (_: unknown, who: AuditActor): AuditDraft => ({
+    companyId, actor: who, action: 'share_link.created', target: row.id, outcome: 'success',
+    details: { vin: row.vin, expires_at: formatIsoWithOffset(row.expires_at) },
+  });
+  await withAudit(deps.store.db, actor, entry, now, async (trx) => {
+    // Creations of a company take turns from here (its audit chain's head), so two cannot both pass the cap's count.
+    await lockAuditChain(trx, companyId);
     await deleteEndedShareLinks(trx, companyId, now - ENDED_KEPT_MS);
-    if ((await countOpenShareLinks(trx, vehicle.vin, now)) >= MAX_OPEN_SHARE_LINKS) {
+    if ((await countOpenShareLinks(trx, companyId, vehicle.vin, now)) >= MAX_OPEN_SHARE_LINKS) {
       throw new ServiceError(errors.tooManyShareLinks, { max: String(MAX_OPEN_SHARE_LINKS) });
     }
     await insertShareLink(trx, row);
@@ -107,7 +114,7 @@ export async function listCompanyShareLinks(deps: ShareLinkDeps, companyId: stri
   if (query.before !== undefined && before === undefined) throw new ServiceError(errors.invalidRequest, { reason: 'before must be a next_cursor of GET /share-links' });
   const now = deps.clock.now();
   const filter = { vin: query.vin, state: query.state, before };
-  const rows = await listShareLinks(deps.store.db, companyId, filter, now, limit + 1);
+  const rows = await listShareLinks(deps.store.db, companyId, filter, now, now - ENDED_KEPT_MS, limit + 1);
   const page = rows.slice(0, limit);
   return { data: page.map((row) => shareLinkResource(row, now)), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
 }
@@ -121,6 +128,7 @@ export async function revokeCompanyShareLink(deps: ShareLinkDeps, companyId: str
   if (row.revoked_at !== null) return;
   // Two revocations racing: the one that marks the row writes the entry, the other changes nothing.
   await inTransaction(deps.store.db, async (trx) => {
-    if (await revokeShareLink(trx, companyId, linkId, now)) await appendAuditEntries(trx, [changeEntry(companyId, 'share_link.revoked', linkId)(null, actor)], now);
+    if (!(await revokeShareLink(trx, companyId, linkId, now))) return;
+    await appendAuditEntries(trx, [{ ...changeEntry(companyId, 'share_link.revoked', linkId)(null, actor), details: { vin: row.vin } }], now);
   });
 }

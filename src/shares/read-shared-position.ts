@@ -1,9 +1,8 @@
 /**
  * What a share link's page reads: its vehicle's newest position, nothing else of the vehicle or
- * the company. A link that is unknown answers 404; revoked, expired, or whose vehicle has left
- * the company, 410. The company's plan and the vehicle's automaker still decide what is shown:
- * heading or speed they do not allow reads as null, and a plan that stopped including positions
- * shows none.
+ * the company (not its speed, heading or VIN). A link that is unknown answers 404; revoked,
+ * expired, or whose vehicle is not the company's, 410. The company's plan and the vehicle's
+ * automaker still decide at every request: a plan that stopped including positions shows none.
  */
 import type { SharedPosition } from '@telematics/contract';
 import { errors, ServiceError } from '../domain/errors.js';
@@ -32,12 +31,9 @@ export async function readSharedPosition(deps: ShareLinkDeps, token: string): Pr
   const now = deps.clock.now();
   const allowed = (await datapointAllowances(deps.store, link.company_id, [link.vin])).get(link.vin)!;
   const row = SHARED_DATAPOINTS.every(allowed) ? await latestPosition(deps.store.db, link.vin, now - LOOK_BACK_MS) : undefined;
-  const shown = (name: 'heading' | 'speed') => (allowed(name) && typeof row?.[name] === 'number' ? row[name] as number : null);
   return {
     label: link.label,
     expires_at: formatIsoWithOffset(link.expires_at),
-    position: row ? {
-      latitude: Number(row.latitude), longitude: Number(row.longitude), heading: shown('heading'), speed: shown('speed'), recorded_at: formatIsoWithOffset(row.ts),
-    } : null,
+    position: row ? { latitude: Number(row.latitude), longitude: Number(row.longitude), recorded_at: formatIsoWithOffset(row.ts) } : null,
   };
 }

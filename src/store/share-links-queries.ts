@@ -13,10 +13,10 @@ export async function insertShareLink(db: Db, row: Insertable<ShareLinksTable>):
   await db.insertInto('share_links').values(row).execute();
 }
 
-/** Links of the vehicle still working at `now`: the cap counts these. */
-export async function countOpenShareLinks(db: Db, vin: string, now: number): Promise<number> {
+/** The company's links of the vehicle still working at `now`: the cap counts these. */
+export async function countOpenShareLinks(db: Db, companyId: string, vin: string, now: number): Promise<number> {
   const row = await db.selectFrom('share_links').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('vin', '=', vin).where('expires_at', '>', now).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
+    .where('company_id', '=', companyId).where('vin', '=', vin).where('expires_at', '>', now).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -38,9 +38,10 @@ export interface ShareLinkFilter {
   readonly before?: string | undefined;
 }
 
-/** A company's links, newest first, `limit` of them. */
-export async function listShareLinks(db: Db, companyId: string, filter: ShareLinkFilter, now: number, limit: number): Promise<ShareLinkRow[]> {
-  let query = db.selectFrom('share_links').selectAll().where('company_id', '=', companyId);
+/** A company's links, newest first, `limit` of them; none that ended before `endedSince`. */
+export async function listShareLinks(db: Db, companyId: string, filter: ShareLinkFilter, now: number, endedSince: number, limit: number): Promise<ShareLinkRow[]> {
+  let query = db.selectFrom('share_links').selectAll().where('company_id', '=', companyId)
+    .where('expires_at', '>=', endedSince).where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>=', endedSince)]));
   if (filter.vin !== undefined) query = query.where('vin', '=', filter.vin);
   if (filter.before !== undefined) query = query.where('id', '<', filter.before);
   if (filter.state === 'revoked') query = query.where('revoked_at', 'is not', null);

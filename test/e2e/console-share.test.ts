@@ -15,8 +15,8 @@ import { demoInChromium } from './demo-in-chromium.js';
 const VIN = '9BWZZZ377VT004251';
 
 const TEXTS = {
-  en: { fleet: 'Fleet', shareLinks: 'Share links', create: 'Create a share link', label: 'Label shown above the map (optional)', lasting: 'Works for', revoke: 'Revoke', at: 'Position at' },
-  'pt-BR': { fleet: 'Frota', shareLinks: 'Links de compartilhamento', create: 'Criar um link de compartilhamento', label: 'Rótulo mostrado acima do mapa (opcional)', lasting: 'Vale por', revoke: 'Revogar', at: 'Posição às' },
+  en: { fleet: 'Fleet', shareLinks: 'Share links', create: 'Create a share link', label: 'Label shown above the map (optional)', lasting: 'Works for', revoke: 'Revoke', at: 'Recorded at' },
+  'pt-BR': { fleet: 'Frota', shareLinks: 'Links de compartilhamento', create: 'Criar um link de compartilhamento', label: 'Rótulo mostrado acima do mapa (opcional)', lasting: 'Vale por', revoke: 'Revogar', at: 'Posição registrada em' },
 } as const;
 
 describe('share links in Chromium', () => {
@@ -40,7 +40,7 @@ describe('share links in Chromium', () => {
       await section.getByRole('button', { name: t.create }).click();
       const url = await section.locator('.new-link input').inputValue();
       expect(url).toMatch(new RegExp(`^${run.base}/share/[A-Za-z0-9_-]{43}$`));
-      await section.locator('tr[data-share-state="active"]').first().waitFor();
+      await section.locator('tr[data-share-state="active"]').filter({ hasText: `Order ${locale}` }).waitFor();
       // A day unless chosen otherwise, as the API's default.
       expect(await section.getByLabel(t.lasting).inputValue()).toBe('86400');
       expect(await accessibilityViolations(consolePage)).toEqual([]);
@@ -63,8 +63,15 @@ describe('share links in Chromium', () => {
       await screenshot(page, `share-page-${locale}`);
 
       // Revoked in the console: the open page says so at its next poll, and the link itself is 410.
-      await section.locator('tr[data-share-state="active"]').first().getByRole('button', { name: new RegExp(t.revoke) }).click();
-      await section.locator('tr[data-share-state="revoked"]').first().waitFor();
+      // This test's link, by its label: the other language's test left a revoked one in the same list.
+      const row = (state: string) => section.locator(`tr[data-share-state="${state}"]`).filter({ hasText: `Order ${locale}` });
+      await row('active').getByRole('button', { name: new RegExp(t.revoke) }).click();
+      await row('revoked').waitFor();
+      // The page left open learns it at its next poll (every 15 s): once is enough to see it.
+      if (locale === 'en') {
+        await page.getByRole('heading', { level: 1, name: 'This link has expired or was revoked.' }).waitFor({ timeout: scaled(30_000) });
+        expect(await page.locator('.map-box').count()).toBe(0);
+      }
       const reopened = await page.goto(url);
       expect(reopened?.status()).toBe(410);
       await page.getByRole('heading', { level: 1, name: 'This link has expired or was revoked.' }).waitFor();

@@ -476,11 +476,12 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     expect((await client.geofences.page()).data).toEqual([]);
   });
 
-  it('when a vehicle is shared, listed and revoked, then the link is typed with its URL once, and revoking twice is no error', async () => {
+  it('when a vehicle is shared, listed and revoked, then the link is typed, its URL answers until revoked, and revoking twice is no error', async () => {
     const link = await client.shareLinks.create({ vin: ALPHA_VINS[0], label: 'Order 7', expires_in: 600 });
     const url: string = link.url;
     expect(link).toMatchObject({ vin: ALPHA_VINS[0], label: 'Order 7', state: 'active', revoked_at: null });
     expect(url).toMatch(/\/share\/[A-Za-z0-9_-]{43}$/);
+    expect((await fetch(`${url}/position`)).status).toBe(200);
     // Ids are ordered by their millisecond: the second link is made a second later on the test's clock.
     svc.clock.advance(1000);
     const second = await client.shareLinks.create({ vin: ALPHA_VINS[0] }).finally(() => svc.clock.advance(-1000));
@@ -490,6 +491,7 @@ describe.each(DATABASE_KINDS)('@telematics/sdk against the service on %s', (kind
     await client.shareLinks.revoke(link.id);
     await client.shareLinks.revoke(link.id);
     expect((await client.shareLinks.get(link.id)).state).toBe('revoked');
+    expect((await fetch(`${url}/position`)).status).toBe(410);
     const refused = await client.shareLinks.create({ vin: ALPHA_VINS[0], expires_in: 60 }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 400, detail: 'Invalid request: body.expires_in must be >= 300.' });
     await expect(client.shareLinks.get('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createShareLink } from '../../src/shares/manage-share-links.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { ALPHA_VINS, BETA_VINS, SECRETS } from '../support/fixture-fleet.js';
 import { iso, startTestService, T0, type TestService } from '../support/test-service.js';
@@ -49,9 +50,10 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
   const tokenOf = (url: string) => /\/share\/([A-Za-z0-9_-]{43})$/.exec(url)![1]!;
   const position = (token: string) => svc.request('GET', `/share/${token}/position`, { headers: { accept: 'application/json' } });
 
-  it('when a vehicle is shared, then the answer holds the link once, active for a day by default, made by the caller', async () => {
+  it('when a vehicle is shared, then the answer holds the link once, never cached, active for a day by default, made by the caller', async () => {
     const res = await create({ vin: ALPHA_VINS[0], label: '  Order 4411  ' });
     expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), vin: ALPHA_VINS[0], label: 'Order 4411', state: 'active',
       created_at: '2026-11-20T09:00:00-03:00', expires_at: '2026-11-21T09:00:00-03:00', revoked_at: null,
@@ -98,12 +100,13 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
     for (const token of ['A'.repeat(43), 'short', `${'A'.repeat(43)}x`, '%00']) {
       const missing = await svc.request('GET', `/share/${token}`);
       expect(missing.status).toBe(404);
+      expect(missing.headers.get('cache-control')).toBe('no-store');
       expect(missing.text).toContain('This link does not exist.');
       expect((await position(token)).body).toEqual({ detail: 'Share link not found.' });
     }
   });
 
-  it('when the vehicle reports, then the page reads its newest fix (not a newer record without one), with heading and speed, and nothing else', async () => {
+  it('when the vehicle reports, then the page reads its newest fix (not a newer record without one), and nothing else: no speed, heading or VIN', async () => {
     const { body } = await create({ vin: ALPHA_VINS[0], label: 'Delivery' });
     const token = tokenOf(body.url);
     expect((await position(token)).body).toEqual({ label: 'Delivery', expires_at: '2026-11-21T09:00:00-03:00', position: null, basemap: null });
@@ -117,8 +120,9 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toEqual({
       label: 'Delivery', expires_at: '2026-11-21T09:00:00-03:00', basemap: null,
-      position: { latitude: -23.56, longitude: -46.64, heading: 180, speed: 42, recorded_at: '2026-11-20T08:58:00-03:00' },
+      position: { latitude: -23.56, longitude: -46.64, recorded_at: '2026-11-20T08:58:00-03:00' },
     });
+    expect(res.text).not.toContain(ALPHA_VINS[0]);
   });
 
   it('when a link is revoked, then its page and position answer 410 at once, it is listed as revoked, and revoking again changes nothing', async () => {
@@ -130,15 +134,16 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
     expect({ status: gone.status, body: gone.body }).toEqual({ status: 410, body: { detail: 'This share link has expired or was revoked.' } });
     const page = await svc.request('GET', `/share/${token}`);
     expect(page.status).toBe(410);
+    expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('This link has expired or was revoked.');
     expect(page.text).toContain('Este link expirou ou foi revogado.');
     expect((await svc.request('DELETE', `/share-links/${body.id}`, { headers: alpha })).status).toBe(204);
     const read = await svc.request('GET', `/share-links/${body.id}`, { headers: alpha });
     expect(read.body).toMatchObject({ state: 'revoked', revoked_at: '2026-11-20T09:00:00-03:00' });
     const trail = await svc.request('GET', `/audit?target=${body.id}`, { headers: alpha });
-    expect(trail.body.data.map((e: { action: string; actor: unknown }) => [e.action, e.actor])).toEqual([
-      ['share_link.revoked', { kind: 'application', id: 'alpha-dispatch' }],
-      ['share_link.created', { kind: 'application', id: 'alpha-dispatch' }],
+    expect(trail.body.data.map((e: { action: string; actor: unknown; details: unknown }) => [e.action, e.actor, e.details])).toEqual([
+      ['share_link.revoked', { kind: 'application', id: 'alpha-dispatch' }, { vin: ALPHA_VINS[0] }],
+      ['share_link.created', { kind: 'application', id: 'alpha-dispatch' }, { vin: ALPHA_VINS[0], expires_at: '2026-11-21T09:00:00-03:00' }],
     ]);
   });
 
@@ -166,15 +171,31 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
     }
   });
 
-  it('when the vehicle leaves the company, then its links answer 410', async () => {
+  it('when the vehicle is no longer the company\'s, then its links answer 410', async () => {
     const { body } = await create({ vin: ALPHA_VINS[1] });
     await svc.store.db.updateTable('vehicles').set({ company_id: 'beta' }).where('vin', '=', ALPHA_VINS[1]).execute();
     try {
       expect((await position(tokenOf(body.url))).status).toBe(410);
+      expect((await svc.request('GET', `/share/${tokenOf(body.url)}`)).status).toBe(410);
     } finally {
       await svc.store.db.updateTable('vehicles').set({ company_id: 'alpha' }).where('vin', '=', ALPHA_VINS[1]).execute();
     }
-    expect((await position(tokenOf(body.url))).status).toBe(200);
+  });
+
+  it('when eight creations race for the last open place of a vehicle, then one gets it and the others 409', async () => {
+    const vin = ALPHA_VINS[1];
+    const open = (await svc.request('GET', `/share-links?vin=${vin}&state=active&limit=200`, { headers: alpha })).body.data.length as number;
+    for (let i = open; i < 49; i += 1) await create({ vin, expires_in: 600 });
+    // Straight to the use case, each on its own connection of the pool: HTTP would space them out.
+    const deps = { store: svc.store, clock: svc.clock };
+    const raced = await Promise.allSettled(Array.from({ length: 8 }, () => createShareLink(deps, 'alpha', { vin, expires_in: 600 }, { kind: 'application', id: 'alpha-dispatch' })));
+    expect(raced.map((r) => (r.status === 'fulfilled' ? 'created' : (r.reason as Error).message)).sort())
+      .toEqual(['A vehicle may have at most 50 open share links.', ...Array(6).fill('A vehicle may have at most 50 open share links.'), 'created'].sort());
+    const after = (await svc.request('GET', `/share-links?vin=${vin}&state=active&limit=200`, { headers: alpha })).body.data.length;
+    expect(after).toBe(50);
+    for (const link of (await svc.request('GET', `/share-links?vin=${vin}&state=active&limit=200`, { headers: alpha })).body.data as { id: string }[]) {
+      await svc.request('DELETE', `/share-links/${link.id}`, { headers: alpha });
+    }
   });
 
   it('when links are listed, then newest first, a page at a time, filtered by vehicle and state; a bad limit or cursor is 400', async () => {
@@ -188,10 +209,11 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
     expect(first.body.data.map((l: { id: string }) => l.id)).toEqual(all.slice(0, 2).map((l) => l.id));
     const second = await svc.request('GET', `/share-links?limit=2&before=${first.body.next_cursor}`, { headers: alpha });
     expect(second.body.data.map((l: { id: string }) => l.id)).toEqual(all.slice(2, 4).map((l) => l.id));
-    const revoked = await svc.request('GET', '/share-links?state=revoked', { headers: alpha });
+    const revoked = await svc.request('GET', '/share-links?state=revoked&limit=200', { headers: alpha });
     expect(revoked.body.data.map((l: { id: string }) => l.id)).toEqual(all.filter((l) => l.state === 'revoked').map((l) => l.id));
-    const ofOne = await svc.request('GET', `/share-links?vin=${ALPHA_VINS[1]}`, { headers: alpha });
-    expect(ofOne.body.data.map((l: { vin: string }) => l.vin)).toEqual([ALPHA_VINS[1], ALPHA_VINS[1]]);
+    const ofOne = await svc.request('GET', `/share-links?vin=${ALPHA_VINS[1]}&limit=200`, { headers: alpha });
+    expect(ofOne.body.data[0].id).toBe(newest.id);
+    expect(new Set(ofOne.body.data.map((l: { vin: string }) => l.vin))).toEqual(new Set([ALPHA_VINS[1]]));
     expect((await svc.request('GET', '/share-links', { headers: beta })).body).toEqual({ data: [], next_cursor: null });
     for (const query of ['limit=0', 'limit=201', 'limit=1.5', 'limit=x', 'before=zzz', 'state=gone']) {
       const res = await svc.request('GET', `/share-links?${query}`, { headers: alpha });
@@ -220,5 +242,34 @@ describe.each(DATABASE_KINDS)('share links on %s', (kind) => {
       expect(logs.includes(token)).toBe(false);
     }
     expect(logs).toContain('"route":"/share/:token/position"');
+  });
+});
+
+describe('the share page without the console', () => {
+  it('when the console is off, then a link still opens (its position, and its page where the console is built); a build without share.html answers 503, not a failed start', async () => {
+    const dist = mkdtempSync(join(tmpdir(), 'share-old-dist-'));
+    mkdirSync(join(dist, 'assets'));
+    writeFileSync(join(dist, 'index.html'), '<!doctype html><title>console built before share links</title>');
+    const off = await startTestService('sqlite');
+    const old = await startTestService('sqlite', undefined, {
+      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 12 * HOUR }, basemap: null, distDir: dist, users: { passwordHashCost: 12, passwordLinkLifetimeMs: HOUR, totpIssuer: 'T' } } },
+    });
+    try {
+      for (const svc of [off, old]) {
+        const headers = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+        const created = await svc.request('POST', '/share-links', { json: { vin: ALPHA_VINS[0] }, headers });
+        const token = /\/share\/([A-Za-z0-9_-]{43})$/.exec(created.body.url)![1]!;
+        const position = await svc.request('GET', `/share/${token}/position`);
+        expect(position.status).toBe(200);
+        expect(position.headers.get('referrer-policy')).toBe('no-referrer');
+        expect((await svc.request('GET', '/console/')).status).toBe(svc === off ? 404 : 200);
+      }
+      const { body } = await old.request('POST', '/share-links', { json: { vin: ALPHA_VINS[0] }, headers: { authorization: `Bearer ${await old.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` } });
+      const page = await old.request('GET', new URL(body.url).pathname);
+      expect({ status: page.status, text: page.text }).toEqual({ status: 503, text: 'The console is not built: run `npm run build`.' });
+    } finally {
+      await Promise.all([off.close(), old.close()]);
+      rmSync(dist, { recursive: true, force: true });
+    }
   });
 });

@@ -3,8 +3,10 @@
  * the vehicle and nothing else) and `/share/<token>/position` what the page polls. A revoked or
  * expired link answers 410, an unknown one 404, both as a short page of their own in both of the
  * console's languages (a customer opening an old link reads why it shows nothing). The token is
- * in the path, so the request line names the route (`/share/:token`), never the URL, and the
- * console's `Referrer-Policy: no-referrer` keeps it from the basemap's servers.
+ * in the path, so the request line names the route (`/share/:token`), never the URL, and
+ * `Referrer-Policy: no-referrer` keeps it from the basemap's servers. Served with or without the
+ * console (`--no-console` stops the console, not the links an application made), with the
+ * console's security headers, and left out of the OpenAPI document as the console is.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +18,8 @@ import { errors, ServiceError } from '../../domain/errors.js';
 import { openShareLink, readSharedPosition } from '../../shares/read-shared-position.js';
 import type { ShareLinkDeps } from '../../shares/manage-share-links.js';
 import type { ConsoleSettings } from './console-settings.js';
+import { defaultConsoleDist } from './console-assets.js';
+import { registerPageHeaders } from './page-headers.js';
 
 // Any text: a token of the wrong shape is just not a link (404), never a validation error.
 const TokenParams = Type.Object({ token: Type.String() });
@@ -28,11 +32,13 @@ const endedPage = (status: 404 | 410) => {
     + `<title>${en}</title></head><body><main><h1>${en}</h1><p lang="pt-BR">${pt}</p><p>Ask whoever sent it for a new one. · <span lang="pt-BR">Peça um novo a quem o enviou.</span></p></main></body></html>`;
 };
 
-export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings, distDir: string | undefined): FastifyPluginAsync {
+export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings | undefined): FastifyPluginAsync {
   return async (parent) => {
+    parent.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+    await registerPageHeaders(parent, settings?.basemap ?? null);
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
-    const page = distDir === undefined ? undefined : await readFile(join(distDir, 'share.html'));
-    const basemap = settings.basemap ? publicBasemap(settings.basemap) : null;
+    const page = await sharePage(settings?.distDir ?? defaultConsoleDist());
+    const basemap = settings?.basemap ? publicBasemap(settings.basemap) : null;
 
     app.get('/share/:token', { schema: { params: TokenParams } }, async (request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -50,6 +56,17 @@ export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings, 
       return { ...(await readSharedPosition(deps, request.params.token)), basemap };
     });
   };
+}
+
+/** The built page; undefined (answered 503) when the console is not built, or was built before share links. */
+async function sharePage(distDir: string | undefined): Promise<Buffer | undefined> {
+  if (distDir === undefined) return undefined;
+  try {
+    return await readFile(join(distDir, 'share.html'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 function endedReply(error: unknown, reply: FastifyReply) {

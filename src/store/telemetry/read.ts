@@ -56,7 +56,7 @@ export function latestPositionedTelemetry(db: Db, vin: string) {
 
 /** The latest record of a VIN with a position (a share link's page), not older than `since`. */
 export async function latestPosition(db: Db, vin: string, since: number) {
-  const row = await db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude', 'heading', 'speed'])
+  const row = await db.selectFrom('telemetry').select(['ts', 'latitude', 'longitude'])
     .where('vin', '=', vin).where('ts', '>=', since).where('latitude', 'is not', null).where('longitude', 'is not', null)
     .orderBy('ts', 'desc').limit(1).executeTakeFirst();
   return row && { ...row, ts: Number(row.ts) };

@@ -31,7 +31,10 @@ export function ShareLinksSection({ vin }: { vin: string }) {
   const [created, setCreated] = useState<string | undefined>();
   const [copied, setCopied] = useState(false);
   const [lastingS, setLastingS] = useState(DEFAULT_LASTING_S);
-  const lasting = (seconds: number) => (seconds < 24 * HOUR_S ? t('hours', { n: seconds / HOUR_S }) : t('shareDays', { n: seconds / (24 * HOUR_S) }));
+  const lasting = (seconds: number) => {
+    if (seconds < 24 * HOUR_S) return t('hours', { n: seconds / HOUR_S });
+    return seconds === 24 * HOUR_S ? t('shareDay') : t('shareDays', { n: seconds / (24 * HOUR_S) });
+  };
   const create = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;

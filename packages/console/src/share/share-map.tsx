@@ -20,11 +20,14 @@ export function ShareMap(props: { position: Position; basemap: Basemap | null; l
       map.easeTo({ center: point });
     }
   };
+  // The newest position, for a map that finishes loading after a poll has moved it.
+  const latest = useRef<Position>(props.position);
+  latest.current = props.position;
   useEffect(() => { if (mapRef.current) place(mapRef.current, props.position); }, [props.position?.latitude, props.position?.longitude]);
   const onMap = (map: MapLibreMap) => {
     map.on('load', () => {
       mapRef.current = map;
-      place(map, props.position);
+      place(map, latest.current);
     });
   };
   return <MapView basemap={props.basemap} label={props.label} onMap={onMap} />;

@@ -12,7 +12,7 @@ export interface SharedPosition {
   readonly label: string | null;
   readonly expires_at: string;
   readonly basemap: Basemap | null;
-  readonly position: { latitude: number; longitude: number; heading: number | null; speed: number | null; recorded_at: string } | null;
+  readonly position: { latitude: number; longitude: number; recorded_at: string } | null;
 }
 
 const SHARE_POLL_MS = 15_000;
@@ -63,8 +63,7 @@ export function SharePage() {
                   ? [
                     t('sharePositionAt', { time: i18n.time(serviceTime(position.recorded_at)) }),
                     t('shareCoordinates', { latitude: i18n.coordinate(position.latitude), longitude: i18n.coordinate(position.longitude) }),
-                    position.speed === null ? undefined : t('shareSpeed', { speed: i18n.number(position.speed) }),
-                  ].filter(Boolean).join(' · ')
+                  ].join(' · ')
                   : t('shareNoPosition')}
               </p>
             ) : <p class="loading">{t('loading')}</p>}

@@ -55,16 +55,14 @@ export type ShareLinksPage = Static<typeof ShareLinksPage>;
 
 export const ShareLinkParams = Type.Object({ id: Type.String() });
 
-/** What the link's page reads: the position only, each value null where the company's plan or the vehicle has none. */
+/** What the link's page reads: the label, the link's end and the newest position, nothing else of the vehicle. */
 export const SharedPosition = Type.Object({
   label: Type.Union([Type.String(), Type.Null()]),
   expires_at: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
   position: Type.Union([Type.Null(), Type.Object({
     latitude: Type.Number(),
     longitude: Type.Number(),
-    heading: Type.Union([Type.Number(), Type.Null()]),
-    speed: Type.Union([Type.Number(), Type.Null()], { description: 'km/h' }),
     recorded_at: Type.String({ description: 'YYYY-MM-DDTHH:MM:SS-03:00' }),
-  })], { description: 'The newest recorded position; null while the vehicle has none' }),
+  })], { description: 'The newest recorded fix of the last 7 days; null while there is none, or when the company may no longer read positions' }),
 });
 export type SharedPosition = Static<typeof SharedPosition>;

@@ -629,7 +629,7 @@ export interface paths {
         put?: never;
         /**
          * Share a vehicle's live position
-         * @description A link anyone may open, without an account, to follow one vehicle on a map until `expires_in` seconds from now (at most 7 days) or until revoked. Its page shows the newest position, heading and speed and nothing else of the vehicle. The URL is in this answer only. A vehicle whose positions the company may not read is refused as POST /vehicle-data refuses it; a vehicle has at most 50 open links.
+         * @description A link anyone may open, without an account, to follow one vehicle on a map until `expires_in` seconds from now (at most 7 days) or until revoked. Its page shows the label and the newest position on a map, nothing else of the vehicle (not its speed, VIN or plate). The URL is in this answer only. A vehicle whose positions the company may not read is refused as POST /vehicle-data refuses it; a vehicle has at most 50 open links.
          */
         post: operations["createShareLink"];
         delete?: never;
