@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/read-settings.js';
-import { ingestQueueSettingsOf, tripSettingsOf } from '../src/config/component-settings.js';
+import { ingestQueueSettingsOf, oidcSettingsOf, tripSettingsOf } from '../src/config/component-settings.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { SETTINGS } from '../src/config/settings.js';
 import { configurationTable } from '../src/config/config-table.js';
@@ -131,6 +131,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ teltonikaPort: '5027', teltonikaTlsPort: '5028' }, {})).toThrow('--teltonika-tls-port, --teltonika-tls-cert and --teltonika-tls-key must be set together');
     expect(() => loadConfig({ teltonikaTlsPort: '5028', teltonikaTlsCert: 'c.pem', teltonikaTlsKey: 'k.pem' }, {})).toThrow('--teltonika-tls-port needs --teltonika-port');
     expect(() => loadConfig({ teltonikaPort: '70000' }, {})).toThrow('--teltonika-port must be an integer from 0 to 65535, got "70000"');
+  });
+
+  it('when single sign-on is configured, then issuer and client id come together, the secret only from the environment, and the settings reach the console', () => {
+    const config = loadConfig({ oidcIssuer: 'https://id.example.com/realms/acme', oidcClientId: 'telematics' }, { TELEMATICS_OIDC_CLIENT_SECRET: 'the secret' });
+    expect(oidcSettingsOf(config)).toEqual({ issuer: 'https://id.example.com/realms/acme', clientId: 'telematics', clientSecret: 'the secret', name: 'id.example.com', redirectUri: undefined });
+    expect(loadConfig({}, {}).oidcIssuer).toBeUndefined();
+    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com' }, {})).toThrow('--oidc-issuer and --oidc-client-id must be set together');
+    expect(() => loadConfig({}, { TELEMATICS_OIDC_CLIENT_SECRET: 'x' })).toThrow('--oidc-issuer and --oidc-client-id must be set together');
+    expect(() => loadConfig({ oidcIssuer: 'id.example.com', oidcClientId: 'c' }, {})).toThrow("--oidc-issuer must be the provider's http(s) issuer URL");
+    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com', oidcClientId: 'c', oidcRedirectUri: 'https://t.example.com/back' }, {})).toThrow('--oidc-redirect-uri must be an http(s) URL ending in /console/oidc/callback');
   });
 
   it('when the role is not all, then the simulator is off by default, and asking for it (or a demo without the API) is one clear error', () => {

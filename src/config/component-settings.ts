@@ -3,6 +3,7 @@
  * name in SETTINGS meets the name its component gives it.
  */
 import { DEFAULT_USER_SETTINGS, type UserSettings } from '../users/user-deps.js';
+import type { OidcSettings } from '../users/oidc-sign-in.js';
 import type { ServiceConfig } from './settings.js';
 import { isPostgresUrl } from '../domain/database-url.js';
 import { trackerListenersOf } from '../gateway/tracker-ports.js';
@@ -102,4 +103,12 @@ export function gatewaySettingsOf(config: ServiceConfig) {
 /** The people's settings: their passwords' hash cost and how long their set-password links work. */
 export function userSettingsOf(config: ServiceConfig): UserSettings {
   return { passwordHashCost: config.passwordHashCost, passwordLinkLifetimeMs: config.passwordLinkLifetime, totpIssuer: DEFAULT_USER_SETTINGS.totpIssuer };
+}
+
+/** Single sign-on's settings, when `--oidc-issuer` is set (the cross-checks make sure the client id is too). */
+export function oidcSettingsOf(config: ServiceConfig): OidcSettings {
+  return {
+    issuer: config.oidcIssuer!, clientId: config.oidcClientId!, clientSecret: config.oidcClientSecret,
+    name: config.oidcName ?? new URL(config.oidcIssuer!).hostname, redirectUri: config.oidcRedirectUri,
+  };
 }

@@ -36,6 +36,14 @@ export function crossCheckProblems(values: Values, sources: Sources): string[] {
   }
   problems.push(...queueAuthProblems(values, sources));
   if (role.writers && !Object.values(role).every(Boolean) && values.ingestQueue === undefined) problems.push('--role writers needs --ingest-queue: writers store what the queue holds');
+  const oidcSet = [values.oidcIssuer, values.oidcClientId].filter((v) => v !== undefined).length;
+  if (oidcSet === 1 || (oidcSet === 0 && (values.oidcClientSecret !== undefined || values.oidcRedirectUri !== undefined || values.oidcName !== undefined))) {
+    problems.push('--oidc-issuer and --oidc-client-id must be set together (and the other --oidc-* settings only with them)');
+  }
+  if (typeof values.oidcIssuer === 'string' && !/^https?:\/\/[^\s]+$/.test(values.oidcIssuer)) problems.push(`${sources.oidcIssuer} must be the provider's http(s) issuer URL`);
+  if (typeof values.oidcRedirectUri === 'string' && !/^https?:\/\/[^\s]+\/console\/oidc\/callback$/.test(values.oidcRedirectUri)) {
+    problems.push(`${sources.oidcRedirectUri} must be an http(s) URL ending in /console/oidc/callback`);
+  }
   if (typeof values.consoleBasemap === 'string') {
     const basemap = parseBasemap(values.consoleBasemap);
     if (basemap === undefined) {

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from '../config/settings.js';
-import { geofenceWatchSettingsOf, userSettingsOf } from '../config/component-settings.js';
+import { geofenceWatchSettingsOf, oidcSettingsOf, userSettingsOf } from '../config/component-settings.js';
 import { parseBasemap, type Basemap } from '../domain/basemap.js';
 import type { AppDeps } from '../http/app-deps.js';
 import { buildApp } from '../http/build-app.js';
@@ -35,7 +35,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     console: config.console
       ? {
         sessions: { idleMs: config.consoleSessionIdle, maxMs: config.consoleSessionMax }, basemap: consoleBasemapOf(config),
-        users: userSettingsOf(config),
+        users: userSettingsOf(config), ...(config.oidcIssuer === undefined ? {} : { oidc: oidcSettingsOf(config) }),
       }
       : undefined,
   };

@@ -19,6 +19,8 @@ const FORMATTED_TEXT: Partial<Record<keyof ServiceConfig, string>> = {
   redisUrl: 'redis://redis.example:6379',
   ingestQueue: 'nats://nats.example:4222',
   consoleBasemap: 'https://tiles.example/{z}/{x}/{y}.png',
+  oidcIssuer: 'https://id.example.com/realms/acme',
+  oidcRedirectUri: 'https://telematics.example.com/console/oidc/callback',
 };
 
 /** A file that exists, for settings naming one (config.ts checks that it is there). */
@@ -37,6 +39,10 @@ const COMPANIONS: Partial<Record<keyof ServiceConfig, NodeJS.ProcessEnv>> = {
   ingestQueueTlsCa: QUEUE,
   ingestQueueTlsCert: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_KEY: A_FILE },
   ingestQueueTlsKey: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_CERT: A_FILE },
+  oidcIssuer: { TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
+  oidcClientId: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com' },
+  oidcName: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
+  oidcRedirectUri: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
 };
 
 /** A valid value of the setting's kind that is not its default: the command-line words and the same value as an environment variable would carry it. */

@@ -14,6 +14,7 @@ import type { ConsoleSettings } from './console-settings.js';
 import { sessionRoutes } from './session-routes.js';
 import { registerPageHeaders } from './page-headers.js';
 import { passwordRoutes } from './password-routes.js';
+import { oidcRoutes } from './oidc-routes.js';
 import { userDepsOf } from './console-settings.js';
 
 export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
@@ -27,6 +28,7 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     app.get('/console', toConsole);
     await app.register(sessionRoutes(deps, settings, limits));
     await app.register(passwordRoutes(userDepsOf(deps, settings), limits));
+    await app.register(oidcRoutes(deps, settings, limits));
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
     const distDir = settings.distDir ?? defaultConsoleDist();
     if (settings.basemap?.kind === 'pmtiles') await app.register(pmtilesBasemap(settings.basemap.file));

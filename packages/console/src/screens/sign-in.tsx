@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { errors } from '@telematics/contract';
 import { ApiError, call } from '../api.js';
 import { useI18n, type Locale } from '../i18n/i18n.js';
@@ -7,13 +7,28 @@ import type { Session } from '../types.js';
 
 /**
  * A person's sign-in: e-mail and password; when the service answers that a second factor is
- * needed, the code field appears and the same form is sent again with it.
+ * needed, the code field appears and the same form is sent again with it. Where single sign-on is
+ * set up, a link to it too (a navigation: the provider's page, then back), and what went wrong
+ * when it comes back with `#sso=<reason>`.
  */
+const SSO_REASONS = ['expired', 'refused', 'provider', 'unverified', 'unknown-user'] as const;
+type SsoReason = (typeof SSO_REASONS)[number];
+
+function ssoFailureOfLocation(): SsoReason | undefined {
+  const reason = /^#sso=([a-z-]+)$/.exec(location.hash)?.[1];
+  return SSO_REASONS.find((r) => r === reason);
+}
 export function SignIn(props: { ended: boolean; notice?: string | undefined; email?: string | undefined; onSignedIn(s: Session): void; locale: Locale; onLocale(l: Locale): void }) {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [askCode, setAskCode] = useState(false);
+  const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
+  const [ssoFailure] = useState(ssoFailureOfLocation);
+  useEffect(() => {
+    if (ssoFailure !== undefined) history.replaceState(null, '', location.pathname);
+    call<{ sso: { name: string; start: string } | null }>('GET', '/console/sign-in-options').then((options) => setSso(options.sso), () => setSso(null));
+  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -50,6 +65,8 @@ export function SignIn(props: { ended: boolean; notice?: string | undefined; ema
         {error ? <p class="problem" role="alert">{error}</p> : null}
         <button type="submit" disabled={busy}>{busy ? t('signingIn') : t('signIn')}</button>
       </form>
+      {ssoFailure ? <p class="problem" role="alert">{t(`sso_${ssoFailure.replace('-', '_')}` as 'sso_expired')}</p> : null}
+      {sso ? <p class="sso"><a class="button" href={sso.start}>{t('ssoSignIn', { name: sso.name })}</a></p> : null}
     </main>
   );
 }

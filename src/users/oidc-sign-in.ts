@@ -1,0 +1,139 @@
+/**
+ * Single sign-on with OpenID Connect (authorization code with PKCE, openid-client): the console
+ * sends the person to the company's identity provider and takes them back at its callback. The
+ * provider proves the e-mail; the service then signs in the person who has that e-mail, who must
+ * have been invited (nobody joins a company by SSO alone). The state, nonce and PKCE verifier
+ * of a sign-in in flight travel in a cookie sealed with the master key, bound to the browser that
+ * started it (a callback in another browser, or replayed, fails). The provider's own second
+ * factor stands in for the service's: an SSO sign-in asks for no TOTP code.
+ */
+import * as oidc from 'openid-client';
+import type { AuditDraft } from '../domain/audit-chain.js';
+import { errors, ServiceError } from '../domain/errors.js';
+import type { Keyring } from '../security/keyring.js';
+import { openSecret, sealSecret } from '../security/secret-box.js';
+import { appendAuditEntries } from '../store/audit-queries.js';
+import { findUserByEmail, type UserRow } from '../store/users-queries.js';
+import type { UserDeps } from './user-deps.js';
+
+export interface OidcSettings {
+  /** The provider's issuer URL; its `/.well-known/openid-configuration` is read at the first sign-in. */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** A confidential client's secret; absent for a public client (PKCE alone). */
+  readonly clientSecret?: string | undefined;
+  /** What the sign-in button names ("Sign in with …"). */
+  readonly name: string;
+  /** Where the provider sends the browser back; the console's `/console/oidc/callback` by default. */
+  readonly redirectUri?: string | undefined;
+}
+
+/** What a sign-in in flight keeps between its start and the callback. */
+interface Pending {
+  readonly state: string;
+  readonly nonce: string;
+  readonly verifier: string;
+  readonly redirectUri: string;
+  readonly expiresAt: number;
+}
+
+/** A sign-in must come back within this long. */
+export const OIDC_PENDING_MS = 10 * 60_000;
+const SEALING_CONTEXT = 'oidc-sign-in';
+
+/** Why a callback did not sign anyone in: a short code the sign-in page shows a text for. */
+export type OidcFailure = 'expired' | 'refused' | 'provider' | 'unverified' | 'unknown-user';
+
+export class OidcSignInFailed extends Error {
+  constructor(readonly reason: OidcFailure, detail: string) {
+    super(detail);
+  }
+}
+
+export class OidcSignIn {
+  #configuration: Promise<oidc.Configuration> | undefined;
+
+  constructor(readonly settings: OidcSettings, private readonly keyring: Keyring) {}
+
+  /** The provider's metadata, read once; a failed read is tried again at the next sign-in. */
+  #config(): Promise<oidc.Configuration> {
+    this.#configuration ??= oidc.discovery(
+      new URL(this.settings.issuer), this.settings.clientId, this.settings.clientSecret, undefined,
+      // A provider on plain HTTP is a test's or a lab's; the docs say so.
+      new URL(this.settings.issuer).protocol === 'http:' ? { execute: [oidc.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
+    ).catch((error: unknown) => {
+      this.#configuration = undefined;
+      throw error;
+    });
+    return this.#configuration;
+  }
+
+  /** Where to send the browser, and the sealed cookie value that must come back with it. */
+  async start(redirectUri: string, now: number): Promise<{ url: string; cookie: string }> {
+    const config = await this.#config();
+    const pending: Pending = {
+      state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(),
+      redirectUri: this.settings.redirectUri ?? redirectUri, expiresAt: now + OIDC_PENDING_MS,
+    };
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: pending.redirectUri, scope: 'openid email', response_type: 'code',
+      state: pending.state, nonce: pending.nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(pending.verifier), code_challenge_method: 'S256',
+    });
+    return { url: url.href, cookie: sealSecret(JSON.stringify(pending), SEALING_CONTEXT, this.keyring.master) };
+  }
+
+  /** The e-mail the provider vouches for, from the callback's URL and the cookie of its start. */
+  async finish(callbackUrl: URL, cookie: string | undefined, now: number): Promise<string> {
+    const pending = this.#pendingOf(cookie, now);
+    if (callbackUrl.searchParams.has('error')) throw new OidcSignInFailed('refused', `the provider answered ${callbackUrl.searchParams.get('error')}`);
+    const config = await this.#config();
+    // The provider's answer is checked against what this browser started: state, nonce, PKCE.
+    const answered = new URL(pending.redirectUri);
+    answered.search = callbackUrl.search;
+    let claims: Readonly<Record<string, unknown>> | undefined;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(config, answered, {
+        pkceCodeVerifier: pending.verifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true,
+      });
+      claims = tokens.claims();
+      // A provider that keeps the e-mail out of the ID token (as the specification prefers when an
+      // access token is issued) answers it at its userinfo endpoint, for the same subject.
+      if (claims && typeof claims.email !== 'string') claims = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+    } catch (error) {
+      throw new OidcSignInFailed('provider', `the provider's answer did not hold: ${(error as Error).message}`);
+    }
+    const email = typeof claims?.email === 'string' ? claims.email.trim().toLowerCase() : '';
+    if (email === '' || claims?.email_verified !== true) throw new OidcSignInFailed('unverified', 'the provider did not vouch for an e-mail (email_verified)');
+    return email;
+  }
+
+  #pendingOf(cookie: string | undefined, now: number): Pending {
+    let pending: Pending | undefined;
+    try {
+      pending = cookie === undefined ? undefined : JSON.parse(openSecret(cookie, SEALING_CONTEXT, this.keyring.master)) as Pending;
+    } catch {
+      pending = undefined;
+    }
+    if (!pending || typeof pending.state !== 'string' || pending.expiresAt <= now) throw new OidcSignInFailed('expired', 'no sign-in of this browser is waiting for the provider');
+    return pending;
+  }
+}
+
+const signInEntry = (user: UserRow): AuditDraft => ({
+  companyId: user.company_id, actor: { kind: 'user', id: user.email }, action: 'user.signed_in', target: user.email, outcome: 'success', details: { second_factor: 'sso' },
+});
+
+/** The person the provider's e-mail names, with the sign-in in the audit trail; an e-mail nobody has is refused. */
+export async function userOfSso(deps: Pick<UserDeps, 'store' | 'clock'>, email: string): Promise<UserRow> {
+  const user = await findUserByEmail(deps.store.db, email);
+  if (!user) throw new OidcSignInFailed('unknown-user', 'nobody with that e-mail has been invited');
+  await appendAuditEntries(deps.store.db, [signInEntry(user)], deps.clock.now());
+  return user;
+}
+
+/** For routes that need SSO set up: 404 where it is not. */
+export function requireOidc(oidcSignIn: OidcSignIn | undefined): OidcSignIn {
+  if (!oidcSignIn) throw new ServiceError(errors.notFound);
+  return oidcSignIn;
+}
