@@ -25,3 +25,9 @@ export const MAX_TOKEN_LIFETIME = 86_400;
 
 /** Operator-supplied secrets shorter than this are refused (D3). */
 export const MIN_SUPPLIED_SECRET_LENGTH = 32;
+
+/**
+ * The name of a company's console application, the caller its people act as (users/console-application.ts).
+ * It starts with a dot, which no operator-given identifier can.
+ */
+export const CONSOLE_APPLICATION_NAME = '.console';

@@ -1,6 +1,6 @@
 /** Operator actions on one application: create, rotate secrets, enable or disable. */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
+import { CONSOLE_APPLICATION_NAME, DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
 import { scopesText, type Scope } from '../domain/scopes.js';
 import { IDENTIFIER_PATTERN, IDENTIFIER_RULE } from '../domain/fleet-file.js';
 import type { Db } from '../store/connection.js';
@@ -70,6 +70,11 @@ export type SecretKind = 'client' | 'sign' | 'both';
 /** New secrets replace the old at once: tokens issued before the rotation stop working. */
 export async function rotateApplicationSecrets(db: Db, keyring: Keyring, clientId: string, which: SecretKind, now: number, actor = CLI_OPERATOR): Promise<IssuedApplicationCredentials> {
   const row = await requireApplication(db, clientId);
+  // A company's console application acts for its people with every scope; its client secret is
+  // made and forgotten so that no token of it is ever issued. A new one would be exactly that.
+  if (row.name === CONSOLE_APPLICATION_NAME && which !== 'sign') {
+    throw new RegistryError(`"${clientId}" is the company's console application: its client secret is never issued; rotate its sign-secret only (--only sign, which ends its people's sessions), or disable it`);
+  }
   const clientSecret = which === 'sign' ? undefined : generateClientSecret();
   const signSecret = which === 'client' ? undefined : generateSignSecret();
   await audited(db, row.company_id, row.client_id, 'application.rotated', { secrets: which }, now, actor, (trx) => updateApplication(trx, row.id, {

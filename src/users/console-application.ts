@@ -8,14 +8,14 @@
  * collides with the fleet file's applications. Disabling it stops the people's commands.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
+import { CONSOLE_APPLICATION_NAME, DEFAULT_TOKEN_LIFETIME } from '../domain/vehicle.js';
 import { findApplicationByClientId, insertApplicationIfAbsent, type ApplicationRow } from '../store/applications-queries.js';
 import type { Db } from '../store/connection.js';
 import type { Keyring } from '../security/keyring.js';
 import { generateSignSecret } from '../security/generated-secrets.js';
 import { hashClientSecret, sealSignSecret } from '../registry/application-secrets.js';
 
-export const CONSOLE_APPLICATION_NAME = '.console';
+export { CONSOLE_APPLICATION_NAME };
 
 export const consoleClientId = (companyId: string): string => `.console.${createHash('sha256').update(companyId).digest('hex').slice(0, 24)}`;
 
