@@ -127,6 +127,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await protectedScope.register(shareLinkRoutes(deps));
   });
   if (deps.console) await app.register(consolePlugin(deps, deps.console, limits));
-  await app.register(sharePageRoutes(deps, deps.console));
+  await app.register(sharePageRoutes(deps, deps.console, limits));
   return app;
 }

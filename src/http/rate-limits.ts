@@ -15,6 +15,7 @@ export interface RateLimitSettings {
   readonly tokenPerClient?: Rate | null | undefined;
   readonly tokenPerAddress?: Rate | null | undefined;
   readonly commandPerApplication?: Rate | null | undefined;
+  readonly sharePerAddress?: Rate | null | undefined;
 }
 
 /** Counters every process shares; `take` answers 0 or the ms to wait, like RateLimiter's. */
@@ -82,6 +83,8 @@ export interface RequestLimits {
   readonly tokenPerClient: RequestLimit;
   readonly tokenPerAddress: RequestLimit;
   readonly commandPerApplication: RequestLimit;
+  /** Share links' pages and positions, per client address: anyone holding a link may poll it. */
+  readonly sharePerAddress: RequestLimit;
 }
 
 export function requestLimits(settings: RateLimitSettings = {}, shared?: SharedRateStore, watcher?: SharedStoreWatcher): RequestLimits {
@@ -90,5 +93,6 @@ export function requestLimits(settings: RateLimitSettings = {}, shared?: SharedR
     tokenPerClient: new RequestLimit('token-client', settings.tokenPerClient, shared, health),
     tokenPerAddress: new RequestLimit('token-address', settings.tokenPerAddress, shared, health),
     commandPerApplication: new RequestLimit('command-app', settings.commandPerApplication, shared, health),
+    sharePerAddress: new RequestLimit('share-address', settings.sharePerAddress, shared, health),
   };
 }

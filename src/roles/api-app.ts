@@ -22,7 +22,7 @@ export function apiDepsOf(parts: KeyedParts, sharedRateStore?: SharedRateStore):
     telemetryRetentionMs: config.telemetryRetentionMs,
     tripLatenessMs: config.tripLateness,
     commandTimeoutMs: config.commandTimeoutMs,
-    rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp },
+    rateLimits: { tokenPerClient: config.tokenRateClient, tokenPerAddress: config.tokenRateAddress, commandPerApplication: config.commandRateApp, sharePerAddress: config.shareRateAddress },
     trustProxy: config.trustProxy,
     requestTimeoutMs: config.requestTimeout,
     connectionsPerAddress: config.connectionsPerAddress,

@@ -272,4 +272,23 @@ describe('the share page without the console', () => {
       rmSync(dist, { recursive: true, force: true });
     }
   });
+
+  it('when one address polls links faster than --share-rate-address, then 429 with Retry-After before any lookup', async () => {
+    const svc = await startTestService('sqlite', undefined, { rateLimits: { sharePerAddress: { limit: 3, windowMs: MIN } } });
+    try {
+      const headers = { authorization: `Bearer ${await svc.token('alpha-dispatch', SECRETS.alphaDispatch.client)}` };
+      const { body } = await svc.request('POST', '/share-links', { json: { vin: ALPHA_VINS[0] }, headers });
+      const path = `${new URL(body.url).pathname}/position`;
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await svc.request('GET', path)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await svc.request('GET', `/share/${'A'.repeat(43)}`);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      svc.clock.advance(MIN);
+      expect((await svc.request('GET', path)).status).toBe(200);
+    } finally {
+      await svc.close();
+    }
+  });
 });

@@ -146,7 +146,7 @@ function testFlags(databaseUrl: string, options: TestServiceOptions): FlagValues
   const trackers = typeof options.gateway === 'object' ? options.gateway : {};
   return {
     database: databaseUrl, port: '0',
-    tokenRateClient: '0', tokenRateAddress: '0', commandRateApp: '0', console: false, connectionsPerAddress: '0',
+    tokenRateClient: '0', tokenRateAddress: '0', commandRateApp: '0', shareRateAddress: '0', console: false, connectionsPerAddress: '0',
     webhookAllowCidrs: (hooks.allowCidrs ?? ['127.0.0.0/8']).join(','), webhookTimeout: '2s', webhookSendThreads: hooks.threaded ? '1' : '0',
     ...(options.gateway ? {
       ...Object.fromEntries(TRACKER_PROTOCOLS.map(({ protocol }) => [`${protocol}Port`, '0'])), gatewayHost: '127.0.0.1',

@@ -18,6 +18,8 @@ import { errors, ServiceError } from '../../domain/errors.js';
 import { openShareLink, readSharedPosition } from '../../shares/read-shared-position.js';
 import type { ShareLinkDeps } from '../../shares/manage-share-links.js';
 import type { ConsoleSettings } from './console-settings.js';
+import type { RequestLimits } from '../rate-limits.js';
+import { addressKey } from '../../domain/client-address.js';
 import { defaultConsoleDist } from './console-assets.js';
 import { registerPageHeaders } from './page-headers.js';
 
@@ -32,9 +34,11 @@ const endedPage = (status: 404 | 410) => {
     + `<title>${en}</title></head><body><main><h1>${en}</h1><p lang="pt-BR">${pt}</p><p>Ask whoever sent it for a new one. · <span lang="pt-BR">Peça um novo a quem o enviou.</span></p></main></body></html>`;
 };
 
-export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings | undefined): FastifyPluginAsync {
+export function sharePageRoutes(deps: ShareLinkDeps, settings: ConsoleSettings | undefined, limits: RequestLimits): FastifyPluginAsync {
   return async (parent) => {
     parent.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+    // Before any lookup: a link's holder may poll it, not flood the database.
+    parent.addHook('onRequest', async (request) => { await limits.sharePerAddress.take(addressKey(request.ip), deps.clock.now()); });
     await registerPageHeaders(parent, settings?.basemap ?? null);
     const app = parent.withTypeProvider<TypeBoxTypeProvider>();
     const page = await sharePage(settings?.distDir ?? defaultConsoleDist());
