@@ -134,13 +134,17 @@ describe('configuration', () => {
   });
 
   it('when single sign-on is configured, then issuer and client id come together, the secret only from the environment, and the settings reach the console', () => {
-    const config = loadConfig({ oidcIssuer: 'https://id.example.com/realms/acme', oidcClientId: 'telematics' }, { TELEMATICS_OIDC_CLIENT_SECRET: 'the secret' });
-    expect(oidcSettingsOf(config)).toEqual({ issuer: 'https://id.example.com/realms/acme', clientId: 'telematics', clientSecret: 'the secret', name: 'id.example.com', redirectUri: undefined });
+    const sso = { oidcClientId: 'telematics', oidcCompany: 'acme' };
+    const config = loadConfig({ oidcIssuer: 'https://id.example.com/realms/acme', ...sso }, { TELEMATICS_OIDC_CLIENT_SECRET: 'the secret' });
+    expect(oidcSettingsOf(config)).toEqual({ issuer: 'https://id.example.com/realms/acme', companyId: 'acme', clientId: 'telematics', clientSecret: 'the secret', name: 'id.example.com', redirectUri: undefined });
     expect(loadConfig({}, {}).oidcIssuer).toBeUndefined();
-    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com' }, {})).toThrow('--oidc-issuer and --oidc-client-id must be set together');
-    expect(() => loadConfig({}, { TELEMATICS_OIDC_CLIENT_SECRET: 'x' })).toThrow('--oidc-issuer and --oidc-client-id must be set together');
-    expect(() => loadConfig({ oidcIssuer: 'id.example.com', oidcClientId: 'c' }, {})).toThrow("--oidc-issuer must be the provider's http(s) issuer URL");
-    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com', oidcClientId: 'c', oidcRedirectUri: 'https://t.example.com/back' }, {})).toThrow('--oidc-redirect-uri must be an http(s) URL ending in /console/oidc/callback');
+    expect(loadConfig({ oidcIssuer: 'http://127.0.0.1:9000/', ...sso }, {}).oidcIssuer).toBe('http://127.0.0.1:9000/');
+    const together = '--oidc-issuer, --oidc-client-id and --oidc-company must be set together';
+    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com', oidcClientId: 'c' }, {})).toThrow(together);
+    expect(() => loadConfig({}, { TELEMATICS_OIDC_CLIENT_SECRET: 'x' })).toThrow(together);
+    expect(() => loadConfig({ oidcIssuer: 'id.example.com', ...sso }, {})).toThrow("--oidc-issuer must be the provider's https issuer URL (plain http only on loopback)");
+    expect(() => loadConfig({ oidcIssuer: 'http://id.example.com', ...sso }, {})).toThrow('plain http only on loopback');
+    expect(() => loadConfig({ oidcIssuer: 'https://id.example.com', ...sso, oidcRedirectUri: 'https://t.example.com/back' }, {})).toThrow('--oidc-redirect-uri must be an http(s) URL ending in /console/oidc/callback');
   });
 
   it('when the role is not all, then the simulator is off by default, and asking for it (or a demo without the API) is one clear error', () => {

@@ -108,7 +108,7 @@ export function userSettingsOf(config: ServiceConfig): UserSettings {
 /** Single sign-on's settings, when `--oidc-issuer` is set (the cross-checks make sure the client id is too). */
 export function oidcSettingsOf(config: ServiceConfig): OidcSettings {
   return {
-    issuer: config.oidcIssuer!, clientId: config.oidcClientId!, clientSecret: config.oidcClientSecret,
+    issuer: config.oidcIssuer!, companyId: config.oidcCompany!, clientId: config.oidcClientId!, clientSecret: config.oidcClientSecret,
     name: config.oidcName ?? new URL(config.oidcIssuer!).hostname, redirectUri: config.oidcRedirectUri,
   };
 }

@@ -36,11 +36,14 @@ export function crossCheckProblems(values: Values, sources: Sources): string[] {
   }
   problems.push(...queueAuthProblems(values, sources));
   if (role.writers && !Object.values(role).every(Boolean) && values.ingestQueue === undefined) problems.push('--role writers needs --ingest-queue: writers store what the queue holds');
-  const oidcSet = [values.oidcIssuer, values.oidcClientId].filter((v) => v !== undefined).length;
-  if (oidcSet === 1 || (oidcSet === 0 && (values.oidcClientSecret !== undefined || values.oidcRedirectUri !== undefined || values.oidcName !== undefined))) {
-    problems.push('--oidc-issuer and --oidc-client-id must be set together (and the other --oidc-* settings only with them)');
+  const oidcSet = [values.oidcIssuer, values.oidcClientId, values.oidcCompany].filter((v) => v !== undefined).length;
+  if ((oidcSet > 0 && oidcSet < 3) || (oidcSet === 0 && (values.oidcClientSecret !== undefined || values.oidcRedirectUri !== undefined || values.oidcName !== undefined))) {
+    problems.push('--oidc-issuer, --oidc-client-id and --oidc-company must be set together (and the other --oidc-* settings only with them)');
   }
-  if (typeof values.oidcIssuer === 'string' && !/^https?:\/\/[^\s]+$/.test(values.oidcIssuer)) problems.push(`${sources.oidcIssuer} must be the provider's http(s) issuer URL`);
+  // Plain HTTP only on loopback (a test's provider): elsewhere anyone on the path could forge a sign-in.
+  if (typeof values.oidcIssuer === 'string' && !/^(https:\/\/[^\s]+|http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/[^\s]*)?)$/.test(values.oidcIssuer)) {
+    problems.push(`${sources.oidcIssuer} must be the provider's https issuer URL (plain http only on loopback)`);
+  }
   if (typeof values.oidcRedirectUri === 'string' && !/^https?:\/\/[^\s]+\/console\/oidc\/callback$/.test(values.oidcRedirectUri)) {
     problems.push(`${sources.oidcRedirectUri} must be an http(s) URL ending in /console/oidc/callback`);
   }

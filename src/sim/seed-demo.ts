@@ -69,8 +69,7 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
     ...(envFile === undefined ? [] : [`The same, with the base URL and an ingest key, as shell variables: . ${envFile}`]),
     ...(trackers.console ? [
       '',
-      `Web console: ${baseUrl}/console/  (sign in with client_id ${first!.clientId} and its client_secret above; add its sign_secret to send commands)`,
-      `${first!.companyName}'s people, one of each role (POST /console/session with email and password; docs/people.md):`,
+      `Web console: ${baseUrl}/console/  (sign in as one of ${first!.companyName}'s people, one of each role; docs/people.md):`,
       ...outcome.users.map((u) => `  ${u.role.padEnd(10)} ${u.email}  password ${u.password}`),
     ] : []),
     '',

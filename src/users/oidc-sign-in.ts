@@ -19,6 +19,8 @@ import type { UserDeps } from './user-deps.js';
 export interface OidcSettings {
   /** The provider's issuer URL; its `/.well-known/openid-configuration` is read at the first sign-in. */
   readonly issuer: string;
+  /** The one company whose people sign in there: a provider vouches for its own people only. */
+  readonly companyId: string;
   readonly clientId: string;
   /** A confidential client's secret; absent for a public client (PKCE alone). */
   readonly clientSecret?: string | undefined;
@@ -42,7 +44,7 @@ export const OIDC_PENDING_MS = 10 * 60_000;
 const SEALING_CONTEXT = 'oidc-sign-in';
 
 /** Why a callback did not sign anyone in: a short code the sign-in page shows a text for. */
-export type OidcFailure = 'expired' | 'refused' | 'provider' | 'unverified' | 'unknown-user';
+export type OidcFailure = 'expired' | 'refused' | 'provider' | 'unverified' | 'unknown-user' | 'second-factor' | 'password-first';
 
 export class OidcSignInFailed extends Error {
   constructor(readonly reason: OidcFailure, detail: string) {
@@ -59,8 +61,9 @@ export class OidcSignIn {
   #config(): Promise<oidc.Configuration> {
     this.#configuration ??= oidc.discovery(
       new URL(this.settings.issuer), this.settings.clientId, this.settings.clientSecret, undefined,
-      // A provider on plain HTTP is a test's or a lab's; the docs say so.
-      new URL(this.settings.issuer).protocol === 'http:' ? { execute: [oidc.allowInsecureRequests], timeout: 10 } : { timeout: 10 },
+      // A provider on plain HTTP is a loopback one, a test's (the settings refuse any other).
+      // ID tokens' signatures are checked against the provider's keys too, not only TLS.
+      { execute: new URL(this.settings.issuer).protocol === 'http:' ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks], timeout: 10 },
     ).catch((error: unknown) => {
       this.#configuration = undefined;
       throw error;
@@ -83,29 +86,33 @@ export class OidcSignIn {
     return { url: url.href, cookie: sealSecret(JSON.stringify(pending), SEALING_CONTEXT, this.keyring.master) };
   }
 
-  /** The e-mail the provider vouches for, from the callback's URL and the cookie of its start. */
-  async finish(callbackUrl: URL, cookie: string | undefined, now: number): Promise<string> {
+  /** The e-mail the provider vouches for, and whether it says it asked for more than one factor (`amr`), from the callback's URL and the cookie of its start. */
+  async finish(callbackUrl: URL, cookie: string | undefined, now: number): Promise<{ email: string; multiFactor: boolean }> {
     const pending = this.#pendingOf(cookie, now);
-    if (callbackUrl.searchParams.has('error')) throw new OidcSignInFailed('refused', `the provider answered ${callbackUrl.searchParams.get('error')}`);
-    const config = await this.#config();
-    // The provider's answer is checked against what this browser started: state, nonce, PKCE.
+    // The provider's answer is checked against what this browser started: state (before an
+    // error it reports is believed), nonce, PKCE.
     const answered = new URL(pending.redirectUri);
     answered.search = callbackUrl.search;
     let claims: Readonly<Record<string, unknown>> | undefined;
+    let idClaims: Readonly<Record<string, unknown>> | undefined;
     try {
+      const config = await this.#config();
       const tokens = await oidc.authorizationCodeGrant(config, answered, {
         pkceCodeVerifier: pending.verifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true,
       });
-      claims = tokens.claims();
+      claims = idClaims = tokens.claims();
       // A provider that keeps the e-mail out of the ID token (as the specification prefers when an
       // access token is issued) answers it at its userinfo endpoint, for the same subject.
       if (claims && typeof claims.email !== 'string') claims = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
     } catch (error) {
-      throw new OidcSignInFailed('provider', `the provider's answer did not hold: ${(error as Error).message}`);
+      if (error instanceof oidc.AuthorizationResponseError) throw new OidcSignInFailed('refused', `the provider answered ${error.error}`.slice(0, 200));
+      throw new OidcSignInFailed('provider', `the provider's answer did not hold: ${(error as Error).message}`.slice(0, 200));
     }
     const email = typeof claims?.email === 'string' ? claims.email.trim().toLowerCase() : '';
     if (email === '' || claims?.email_verified !== true) throw new OidcSignInFailed('unverified', 'the provider did not vouch for an e-mail (email_verified)');
-    return email;
+    // How the person signed in is the ID token's to say (userinfo does not carry it).
+    const amr = Array.isArray(idClaims?.amr) ? idClaims.amr.filter((m): m is string => typeof m === 'string') : [];
+    return { email, multiFactor: amr.some((m) => MULTI_FACTOR_METHODS.has(m)) };
   }
 
   #pendingOf(cookie: string | undefined, now: number): Pending {
@@ -120,14 +127,24 @@ export class OidcSignIn {
   }
 }
 
+/** RFC 8176 methods that mean a second factor was used. */
+const MULTI_FACTOR_METHODS = new Set(['mfa', 'otp', 'hwk', 'swk', 'sms', 'fpt', 'face', 'iris', 'retina', 'vbm']);
+
 const signInEntry = (user: UserRow): AuditDraft => ({
   companyId: user.company_id, actor: { kind: 'user', id: user.email }, action: 'user.signed_in', target: user.email, outcome: 'success', details: { second_factor: 'sso' },
 });
 
-/** The person the provider's e-mail names, with the sign-in in the audit trail; an e-mail nobody has is refused. */
-export async function userOfSso(deps: Pick<UserDeps, 'store' | 'clock'>, email: string): Promise<UserRow> {
-  const user = await findUserByEmail(deps.store.db, email);
-  if (!user) throw new OidcSignInFailed('unknown-user', 'nobody with that e-mail has been invited');
+/**
+ * The person the provider's e-mail names, with the sign-in in the audit trail. Refused: an e-mail
+ * nobody of the provider's company has; a person with no password (not yet taken up their
+ * invitation, or reset by an admin, as a suspected account is: the link comes first); a person
+ * who enrolled a second factor here when the provider does not say it asked for one.
+ */
+export async function userOfSso(deps: Pick<UserDeps, 'store' | 'clock'>, companyId: string, vouched: { email: string; multiFactor: boolean }): Promise<UserRow> {
+  const user = await findUserByEmail(deps.store.db, vouched.email);
+  if (!user || user.company_id !== companyId) throw new OidcSignInFailed('unknown-user', 'nobody of the provider\'s company has that e-mail');
+  if (user.password_hash === null) throw new OidcSignInFailed('password-first', 'the person has no password yet (invited, or reset)');
+  if (user.totp_sealed !== null && !vouched.multiFactor) throw new OidcSignInFailed('second-factor', 'the person uses a second factor and the provider did not say it asked for one (amr)');
   await appendAuditEntries(deps.store.db, [signInEntry(user)], deps.clock.now());
   return user;
 }

@@ -39,10 +39,11 @@ const COMPANIONS: Partial<Record<keyof ServiceConfig, NodeJS.ProcessEnv>> = {
   ingestQueueTlsCa: QUEUE,
   ingestQueueTlsCert: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_KEY: A_FILE },
   ingestQueueTlsKey: { ...QUEUE, TELEMATICS_INGEST_QUEUE_TLS_CERT: A_FILE },
-  oidcIssuer: { TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
-  oidcClientId: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com' },
-  oidcName: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
-  oidcRedirectUri: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
+  oidcIssuer: { TELEMATICS_OIDC_CLIENT_ID: 'telematics', TELEMATICS_OIDC_COMPANY: 'acme' },
+  oidcClientId: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_COMPANY: 'acme' },
+  oidcCompany: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics' },
+  oidcName: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics', TELEMATICS_OIDC_COMPANY: 'acme' },
+  oidcRedirectUri: { TELEMATICS_OIDC_ISSUER: 'https://id.example.com', TELEMATICS_OIDC_CLIENT_ID: 'telematics', TELEMATICS_OIDC_COMPANY: 'acme' },
 };
 
 /** A valid value of the setting's kind that is not its default: the command-line words and the same value as an environment variable would carry it. */

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inviteUser } from '../../src/users/manage-users.js';
 import { addPerson, TEST_CONSOLE_USERS } from '../support/console-people.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { freePort } from '../support/free-port.js';
@@ -22,7 +23,15 @@ const ACCOUNTS: Record<string, { email: string; email_verified: boolean }> = {
   dispatcher: { email: 'Dispatcher@Alpha.example', email_verified: true },
   stranger: { email: 'stranger@elsewhere.example', email_verified: true },
   unverified: { email: 'admin@alpha.example', email_verified: false },
+  // Another company's person: the provider is Alpha's, and vouches for Alpha's people only.
+  beta: { email: 'viewer@beta.example', email_verified: true },
+  invited: { email: 'invited@alpha.example', email_verified: true },
+  // A person with a second factor here, signed in at the provider with a password only, or with a code too.
+  'admin-password': { email: 'admin@alpha.example', email_verified: true },
+  'admin-otp': { email: 'admin@alpha.example', email_verified: true },
 };
+/** What the provider says it asked for (RFC 8176 `amr`). */
+const AMR: Record<string, string[]> = { 'admin-otp': ['pwd', 'otp'] };
 
 /** A browser's cookies, per host, followed through redirects by hand. */
 class Browser {
@@ -72,14 +81,18 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
     const port = await freePort();
     issuer = `http://127.0.0.1:${port}`;
     svc = await startTestService(kind, undefined, {
-      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS, oidc: { issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret, name: 'Alpha SSO' } } },
+      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS, oidc: { issuer, companyId: 'alpha', clientId: CLIENT.id, clientSecret: CLIENT.secret, name: 'Alpha SSO' } } },
     });
     await addPerson(svc, 'alpha', 'dispatcher');
     await addPerson(svc, 'alpha', 'admin');
+    await addPerson(svc, 'beta', 'viewer');
+    await inviteUser({ store: svc.store, keyring: svc.keyring, clock: svc.clock, users: TEST_CONSOLE_USERS }, { kind: 'operator', id: 'test' }, 'alpha', { email: 'invited@alpha.example', role: 'viewer' });
+    // The admin has enrolled a second factor (what is sealed does not matter here: SSO reads no code).
+    await svc.store.db.updateTable('users').set({ totp_sealed: 'enrolled' }).where('email', '=', 'admin@alpha.example').execute();
     provider = new Provider(issuer, {
       clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [`${svc.url}/console/oidc/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
       pkce: { required: () => true },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'] },
       findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id, ...ACCOUNTS[id] }) }),
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -91,7 +104,7 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
       const grant = new provider.Grant({ accountId: account, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
       const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: account }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: account, ...(AMR[account] ? { amr: AMR[account] } : {}) }, consent: { grantId } }, { mergeWithLastSubmission: false });
     };
     const callback = provider.callback();
     server = createServer((req, res) => {
@@ -140,7 +153,7 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
     expect(browser.cookie(new URL(svc.url).host, 'telematics_oidc')).toBeUndefined();
     const cookie = `telematics_console=${browser.cookie(new URL(svc.url).host, 'telematics_console')}`;
     expect((await svc.request('GET', '/console/api/vehicle', { headers: { cookie } })).status).toBe(200);
-    const admin = await addPerson(svc, 'alpha', 'owner');
+    const admin = await addPerson(svc, 'alpha', 'owner', 'owner-reading-the-trail@alpha.example');
     const { consoleSignIn } = await import('../support/console-people.js');
     const audit = await svc.request('GET', '/console/api/audit?action=user.signed_in&target=dispatcher@alpha.example', { headers: { cookie: `telematics_console=${await consoleSignIn(svc, admin)}` } });
     expect(audit.body.data[0]).toMatchObject({ actor: { kind: 'user', id: 'dispatcher@alpha.example' }, outcome: 'success', details: { second_factor: 'sso' } });
@@ -149,6 +162,9 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
   it.each([
     ['an e-mail nobody invited', 'stranger', 'unknown-user'],
     ['an e-mail the provider has not verified', 'unverified', 'unverified'],
+    ['a person of another company', 'beta', 'unknown-user'],
+    ['a person who has not yet set a password (invited, or reset)', 'invited', 'password-first'],
+    ['a person with a second factor here, signed in at the provider with a password alone', 'admin-password', 'second-factor'],
   ])('when the provider vouches for %s, then nobody is signed in and the sign-in page is told why', async (_label, as, reason) => {
     const browser = new Browser();
     const res = await browser.get(await throughProvider(browser, as));
@@ -174,10 +190,21 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
     expect((await browser.get(callback)).headers.get('location')).toBe('/console/#sso=provider');
   });
 
+  it('when the provider says it asked for a second factor too, then a person who has one here signs in', async () => {
+    const browser = new Browser();
+    expect((await browser.get(await throughProvider(browser, 'admin-otp'))).status, svc.logs.filter((l) => l.includes('single sign-on')).slice(-1).join('')).toBe(200);
+    expect((await sessionOf(browser)).body).toMatchObject({ user: { email: 'admin@alpha.example', role: 'admin' } });
+  });
+
   it('when the provider refuses, or its answer is not the service\'s to read, then the sign-in page is told; nothing is a 500', async () => {
     const browser = new Browser();
-    await browser.get(`${svc.url}/console/oidc/start`);
-    expect((await browser.get(`${svc.url}/console/oidc/callback?error=access_denied&state=x`)).headers.get('location')).toBe('/console/#sso=refused');
+    const state = new URL((await browser.get(`${svc.url}/console/oidc/start`)).headers.get('location')!).searchParams.get('state')!;
+    // An error with another state is not believed: it is not the answer to this browser's sign-in.
+    expect((await browser.get(`${svc.url}/console/oidc/callback?error=access_denied&state=x`)).headers.get('location')).toBe('/console/#sso=provider');
+    await browser.get(`${svc.url}/console/oidc/start`).then((res) => browser.follow(res.headers.get('location')!, () => true));
+    const again = new URL((await browser.get(`${svc.url}/console/oidc/start`)).headers.get('location')!).searchParams.get('state')!;
+    expect(again).not.toBe(state);
+    expect((await browser.get(`${svc.url}/console/oidc/callback?error=access_denied&state=${again}&iss=${encodeURIComponent(issuer)}`)).headers.get('location')).toBe('/console/#sso=refused');
     for (const query of ['', '?code=x', '?state=%00', `?code=${'x'.repeat(5000)}&state=y`]) {
       const res = await new Browser().get(`${svc.url}/console/oidc/callback${query}`);
       expect(res.status, query).toBe(303);
@@ -189,7 +216,7 @@ describe('single sign-on not set up', () => {
   it('when no provider is configured, then nothing offers it and its routes are 404; a provider that cannot be reached sends the page back with the reason', async () => {
     const off = await startTestService('sqlite', undefined, { http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS } } });
     const down = await startTestService('sqlite', undefined, {
-      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS, oidc: { issuer: `http://127.0.0.1:${await freePort()}`, clientId: 'x', name: 'Nobody' } } },
+      http: { console: { sessions: { idleMs: 30 * MIN, maxMs: 60 * MIN }, basemap: null, users: TEST_CONSOLE_USERS, oidc: { issuer: `http://127.0.0.1:${await freePort()}`, companyId: 'alpha', clientId: 'x', name: 'Nobody' } } },
     });
     try {
       expect((await off.request('GET', '/console/sign-in-options')).body).toEqual({ sso: null });

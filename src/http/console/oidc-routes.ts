@@ -19,7 +19,7 @@ import type { ConsoleSettings } from './console-settings.js';
 import { userDepsOf } from './console-settings.js';
 import { sessionIdOf, setSessionCookie } from './session-cookie.js';
 
-const PENDING_COOKIE = 'telematics_oidc';
+const pendingCookie = (request: FastifyRequest) => (request.protocol === 'https' ? '__Host-telematics_oidc' : 'telematics_oidc');
 const COOKIE_PATH = '/console/oidc/';
 export const OIDC_CALLBACK_PATH = '/console/oidc/callback';
 
@@ -30,7 +30,10 @@ export function oidcRoutes(deps: AppDeps, settings: ConsoleSettings, limits: Req
   const oidc = settings.oidc ? new OidcSignIn(settings.oidc, deps.keyring) : undefined;
   const userDeps = userDepsOf(deps, settings);
   return async (app) => {
-    const cookieOptions = (request: FastifyRequest) => ({ path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' as const, secure: request.protocol === 'https' });
+    // Over HTTPS `__Host-` (Path=/, no Domain): a sibling subdomain cannot plant its own sign-in in flight.
+    const cookieOptions = (request: FastifyRequest) => (request.protocol === 'https'
+      ? { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: true }
+      : { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax' as const, secure: false });
 
     /** What the sign-in page offers besides e-mail and password. */
     app.get('/console/sign-in-options', async (_request, reply) => {
@@ -49,18 +52,22 @@ export function oidcRoutes(deps: AppDeps, settings: ConsoleSettings, limits: Req
         request.log.warn({ err: error, issuer: sso.settings.issuer }, 'single sign-on: the identity provider could not be read');
         return failedTo(reply, 'provider');
       }
-      reply.setCookie(PENDING_COOKIE, started.cookie, { ...cookieOptions(request), maxAge: Math.floor(OIDC_PENDING_MS / 1000) });
+      reply.setCookie(pendingCookie(request), started.cookie, { ...cookieOptions(request), maxAge: Math.floor(OIDC_PENDING_MS / 1000) });
       reply.header('cache-control', 'no-store');
       return reply.redirect(started.url, 302);
     });
 
-    app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
+    app.get(OIDC_CALLBACK_PATH, {
+      // Each callback may cost a call to the provider's token endpoint with the service's client credentials.
+      onRequest: async (request) => { await limits.tokenPerAddress.take(addressKey(request.ip), deps.clock.now()); },
+    }, async (request, reply) => {
       const sso = requireOidc(oidc);
       reply.header('cache-control', 'no-store');
-      reply.clearCookie(PENDING_COOKIE, cookieOptions(request));
+      reply.clearCookie(pendingCookie(request), cookieOptions(request));
       try {
-        const email = await sso.finish(new URL(request.url, `${request.protocol}://${request.host}`), request.cookies[PENDING_COOKIE], deps.clock.now());
-        const user = await userOfSso(userDeps, email);
+        // Only the query is read, never the Host header: the provider's answer is checked against the redirect URI sealed at the start.
+        const vouched = await sso.finish(new URL(request.url, 'http://callback.invalid'), request.cookies[pendingCookie(request)], deps.clock.now());
+        const user = await userOfSso(userDeps, sso.settings.companyId, vouched);
         const opened = await openUserConsoleSession(deps.store, deps.keyring, { ...user, role: user.role as Role }, deps.clock.now(), settings.sessions);
         const previous = sessionIdOf(request);
         if (previous !== undefined) await closeConsoleSession(deps.store, previous);

@@ -13,6 +13,8 @@ const ownTexts = {
   sso_provider: 'The identity provider could not be reached, or its answer did not hold: try again, or sign in with your password.',
   sso_unverified: 'The identity provider did not confirm your e-mail address.',
   sso_unknown_user: 'Nobody with your e-mail address has been invited: ask an admin of your company to invite you.',
+  sso_password_first: 'Set your password first, with the link of your invitation or reset; single sign-on works after that.',
+  sso_second_factor: 'You use two-factor sign-in here, and the identity provider did not ask for a second factor: sign in with your password and code.',
   signInTitle: 'Sign in',
   signInHelp: 'Use the e-mail and password of your account. Ask an admin of your company for an invitation if you have none.',
   email: 'E-mail',

@@ -14,6 +14,8 @@ export const ptBR: Record<MessageKey, string> = {
   sso_provider: 'O provedor de identidade não respondeu, ou a resposta não foi válida: tente de novo ou entre com a sua senha.',
   sso_unverified: 'O provedor de identidade não confirmou o seu e-mail.',
   sso_unknown_user: 'Ninguém com o seu e-mail foi convidado: peça a um administrador da sua empresa que convide você.',
+  sso_password_first: 'Defina a sua senha primeiro, com o link do seu convite ou redefinição; o login único funciona depois disso.',
+  sso_second_factor: 'Você usa login em duas etapas aqui, e o provedor de identidade não pediu um segundo fator: entre com a sua senha e o código.',
   signInTitle: 'Entrar',
   signInHelp: 'Use o e-mail e a senha da sua conta. Peça um convite a um administrador da sua empresa se ainda não tiver uma.',
   email: 'E-mail',

@@ -11,7 +11,7 @@ import type { Session } from '../types.js';
  * set up, a link to it too (a navigation: the provider's page, then back), and what went wrong
  * when it comes back with `#sso=<reason>`.
  */
-const SSO_REASONS = ['expired', 'refused', 'provider', 'unverified', 'unknown-user'] as const;
+const SSO_REASONS = ['expired', 'refused', 'provider', 'unverified', 'unknown-user', 'password-first', 'second-factor'] as const;
 type SsoReason = (typeof SSO_REASONS)[number];
 
 function ssoFailureOfLocation(): SsoReason | undefined {
@@ -65,7 +65,7 @@ export function SignIn(props: { ended: boolean; notice?: string | undefined; ema
         {error ? <p class="problem" role="alert">{error}</p> : null}
         <button type="submit" disabled={busy}>{busy ? t('signingIn') : t('signIn')}</button>
       </form>
-      {ssoFailure ? <p class="problem" role="alert">{t(`sso_${ssoFailure.replace('-', '_')}` as 'sso_expired')}</p> : null}
+      {ssoFailure ? <p class="problem" role="alert">{t(`sso_${ssoFailure.replace(/-/g, '_')}` as 'sso_expired')}</p> : null}
       {sso ? <p class="sso"><a class="button" href={sso.start}>{t('ssoSignIn', { name: sso.name })}</a></p> : null}
     </main>
   );
