@@ -64,11 +64,11 @@ async function startDemo(folder) {
   return { values, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
-/** A fresh context signed in through the console's own sign-in call. */
+/** A fresh context signed in through the console's own sign-in call, as the demo's dispatcher. */
 async function signedInContext(browser, values) {
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en', timezoneId: 'America/Sao_Paulo' });
   const res = await context.request.post(`${values.BASE}/console/session`, {
-    headers: { 'x-telematics-console': '1' }, data: { client_id: values.CLIENT_ID, client_secret: values.CLIENT_SECRET },
+    headers: { 'x-telematics-console': '1' }, data: { email: values.DISPATCHER_EMAIL, password: values.DISPATCHER_PASSWORD },
   });
   if (res.status() !== 200) throw new Error(`sign-in: ${res.status()}`);
   return context;
