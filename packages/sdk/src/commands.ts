@@ -7,6 +7,7 @@ import { sleep } from './abort.js';
 import { ConfirmationDeclinedError, TelematicsError, TimeoutError } from './errors.js';
 import { CONFIRMED_COMMANDS } from './generated/catalogue.js';
 import type { CommandSigner } from './signing.js';
+import { eachOfPages } from './pages.js';
 import type { Transport } from './transport.js';
 import type {
   CommandConfirmation, CommandHistoryItem, CommandHistoryPage, CommandName, CommandOutcome, CommandPending, CommandStatus, RequestOptions,
@@ -156,13 +157,7 @@ export class Commands {
   }
 
   /** The application's commands, newest first, page by page for as long as you iterate. */
-  async *list(query: CommandHistoryQuery = {}, options: RequestOptions = {}): AsyncGenerator<CommandHistoryItem> {
-    let before = query.before;
-    for (;;) {
-      const page = await this.page({ ...query, before }, options);
-      yield* page.data;
-      if (page.next_cursor === null) return;
-      before = page.next_cursor;
-    }
+  list(query: CommandHistoryQuery = {}, options: RequestOptions = {}): AsyncGenerator<CommandHistoryItem> {
+    return eachOfPages(query.before, (before) => this.page({ ...query, before }, options));
   }
 }

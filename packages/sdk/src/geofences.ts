@@ -1,4 +1,5 @@
 /** /geofences: the company's areas and corridors (D13), as GeoJSON. */
+import { eachOfPages } from './pages.js';
 import type { Transport } from './transport.js';
 import type { Geofence, GeofenceBody, GeofencePreview, GeofencePreviewBody, GeofencesPage, RequestOptions } from './types.js';
 
@@ -26,14 +27,8 @@ export class Geofences {
   }
 
   /** Every fence of the company, by name then id, page by page for as long as you iterate. */
-  async *list(query: GeofencesQuery = {}, options: RequestOptions = {}): AsyncGenerator<Geofence> {
-    let after = query.after;
-    for (;;) {
-      const page = await this.page({ ...query, after }, options);
-      yield* page.data;
-      if (page.next_cursor === null) return;
-      after = page.next_cursor;
-    }
+  list(query: GeofencesQuery = {}, options: RequestOptions = {}): AsyncGenerator<Geofence> {
+    return eachOfPages(query.after, (after) => this.page({ ...query, after }, options));
   }
 
   async get(id: string, options: RequestOptions = {}): Promise<Geofence> {

@@ -1,4 +1,5 @@
 /** /share-links: links to one vehicle's live position for someone without an account, expiring and revocable. */
+import { eachOfPages } from './pages.js';
 import type { Transport } from './transport.js';
 import type { CreatedShareLink, RequestOptions, ShareLink, ShareLinkRequest, ShareLinksPage } from './types.js';
 
@@ -30,14 +31,8 @@ export class ShareLinks {
   }
 
   /** Every link the query selects, newest first, page by page for as long as you iterate. */
-  async *list(query: ShareLinksQuery = {}, options: RequestOptions = {}): AsyncGenerator<ShareLink> {
-    let before = query.before;
-    for (;;) {
-      const page = await this.page({ ...query, before }, options);
-      yield* page.data;
-      if (page.next_cursor === null) return;
-      before = page.next_cursor;
-    }
+  list(query: ShareLinksQuery = {}, options: RequestOptions = {}): AsyncGenerator<ShareLink> {
+    return eachOfPages(query.before, (before) => this.page({ ...query, before }, options));
   }
 
   async get(id: string, options: RequestOptions = {}): Promise<ShareLink> {
