@@ -26,9 +26,12 @@ function audited(db: Db, companyId: string, clientId: string, action: string, de
   });
 }
 
-/** An operator mistake (unknown company, duplicate name…): reported in one line, nothing changed. */
+/**
+ * An operator mistake, reported in one line, nothing changed: a value the entry may not have
+ * (`invalid`), an entry that is not there (`unknown`) or already is (`exists`).
+ */
 export class RegistryError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly kind: 'invalid' | 'unknown' | 'exists' = 'invalid') {
     super(message);
     this.name = 'RegistryError';
   }
@@ -45,7 +48,7 @@ export interface NewApplication {
 export async function createApplication(db: Db, keyring: Keyring, input: NewApplication, now: number, actor = CLI_OPERATOR): Promise<IssuedApplicationCredentials> {
   if (!IDENTIFIER_PATTERN.test(input.name)) throw new RegistryError(`name "${input.name}" is invalid (${IDENTIFIER_RULE})`);
   if (!(await findCompany(db, input.companyId))) throw new RegistryError(`unknown company "${input.companyId}"`);
-  if (await findApplicationByName(db, input.companyId, input.name)) throw new RegistryError(`company "${input.companyId}" already has an application named "${input.name}"`);
+  if (await findApplicationByName(db, input.companyId, input.name)) throw new RegistryError(`company "${input.companyId}" already has an application named "${input.name}"`, 'exists');
   const id = randomUUID();
   const credentials = { client_id: generateClientId(), client_secret: generateClientSecret(), sign_secret: generateSignSecret() };
   await audited(db, input.companyId, credentials.client_id, 'application.created', { name: input.name }, now, actor, (trx) => insertApplication(trx, {
@@ -61,7 +64,7 @@ export async function createApplication(db: Db, keyring: Keyring, input: NewAppl
 
 async function requireApplication(db: Db, clientId: string): Promise<ApplicationRow> {
   const row = await findApplicationByClientId(db, clientId);
-  if (!row) throw new RegistryError(`unknown client_id "${clientId}"`);
+  if (!row) throw new RegistryError(`unknown client_id "${clientId}"`, 'unknown');
   return row;
 }
 

@@ -1,22 +1,25 @@
 /**
- * Every admin add/set goes through the fleet-file validation and `applyFleet`, so the CLI and
- * `admin apply` accept exactly the same values and write them the same way.
+ * The admin commands' side of registry/registry-entries.ts: the entry's use case with the
+ * command line's operator as the actor, its mistakes as one-line usage errors.
  */
-import { validateFleetFile } from '../../domain/fleet-file.js';
-import { applyFleet, FleetRejected, type FleetApplyOptions, type FleetApplyResult } from '../../registry/apply-fleet.js';
+import type { AuditActor } from '../../domain/audit-chain.js';
+import { RegistryError } from '../../registry/manage-applications.js';
+import type { RegistryDeps } from '../../registry/registry-entries.js';
 import { UsageError } from '../output.js';
 import type { StoreContext } from '../store-context.js';
 
-/** Problems name fleet-file paths; for a single CLI entry only the field name is useful. */
-const fieldOf = (path: string) => path.replace(/^.*\./, '').replace(/^\(file\)$/, 'input');
+export { defined } from '../../registry/registry-entries.js';
 
-export async function applyRegistryChange(ctx: StoreContext, fragment: Record<string, unknown>, options: FleetApplyOptions = {}): Promise<FleetApplyResult> {
-  const validation = validateFleetFile(fragment);
-  if (!validation.ok) throw new UsageError(validation.problems.map((p) => `${fieldOf(p.path)}: ${p.message}`).join('; '));
+const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
+
+export const registryDepsOf = (ctx: StoreContext): RegistryDeps => ({ db: ctx.store.db, keyring: () => ctx.keyring(), now: () => Date.now(), actor: CLI_OPERATOR });
+
+/** Registry errors are operator mistakes: one line, exit 1; an entry already there names the command that changes it. */
+export async function asUsage<T>(run: () => Promise<T>, changeWith?: string): Promise<T> {
   try {
-    return await applyFleet(ctx.store.db, validation.fleet, ctx.keyring(), Date.now(), options);
+    return await run();
   } catch (error) {
-    if (error instanceof FleetRejected) throw new UsageError(error.problems.map((p) => `${fieldOf(p.path)}: ${p.message}`).join('; '));
+    if (error instanceof RegistryError) throw new UsageError(error.kind === 'exists' && changeWith !== undefined ? `${error.message} (${changeWith})` : error.message);
     throw error;
   }
 }
@@ -32,8 +35,4 @@ export function numberFlag(value: string | undefined): number | string | undefin
   if (value === undefined) return undefined;
   const n = Number(value);
   return value.trim() !== '' && Number.isFinite(n) ? n : value;
-}
-
-export function defined(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { findCompany, listCompanies } from '../../store/registry-queries.js';
-import { emit, table, UsageError } from '../output.js';
+import { addCompany, changeCompany } from '../../registry/registry-entries.js';
+import { listCompanies } from '../../store/registry-queries.js';
+import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { applyRegistryChange, defined } from './apply-registry-change.js';
+import { asUsage, defined, registryDepsOf } from './apply-registry-change.js';
 
 export function registerCompanyCommands(admin: Command): void {
   const company = admin.command('company').description('companies');
@@ -18,8 +19,7 @@ export function registerCompanyCommands(admin: Command): void {
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--plan <plan>', 'package plan name')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      if (await findCompany(ctx.store.db, opts.id!)) throw new UsageError(`company "${opts.id}" already exists (use company set)`);
-      await applyRegistryChange(ctx, { companies: [{ id: opts.id, name: opts.name, plan: opts.plan }] });
+      await asUsage(() => addCompany(registryDepsOf(ctx), { id: opts.id, name: opts.name, plan: opts.plan }), 'use company set');
       emit(ctx.output, { id: opts.id, created: true }, () => `company ${opts.id} created`);
     }));
 
@@ -28,10 +28,7 @@ export function registerCompanyCommands(admin: Command): void {
     .option('--name <name>', 'display name')
     .option('--plan <plan>', 'package plan name')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      const row = await findCompany(ctx.store.db, opts.id!);
-      if (!row) throw new UsageError(`unknown company "${opts.id}"`);
-      const wanted = { id: row.id, name: row.name, plan: row.plan, ...defined({ name: opts.name, plan: opts.plan }) };
-      const result = await applyRegistryChange(ctx, { companies: [wanted] });
-      emit(ctx.output, { id: row.id, changed: result.changed }, () => `company ${row.id} ${result.changed ? 'updated' : 'unchanged'}`);
+      const result = await asUsage(() => changeCompany(registryDepsOf(ctx), opts.id!, defined({ name: opts.name, plan: opts.plan })));
+      emit(ctx.output, { id: result.id, changed: result.changed }, () => `company ${result.id} ${result.changed ? 'updated' : 'unchanged'}`);
     }));
 }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { describeNameSet, parseNameSet } from '../../domain/capabilities.js';
-import { generateIngestKey } from '../../security/generated-secrets.js';
-import { findOem, listOems } from '../../store/registry-queries.js';
-import { emit, table, UsageError } from '../output.js';
+import { addOem, changeOem } from '../../registry/registry-entries.js';
+import { listOems } from '../../store/registry-queries.js';
+import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { applyRegistryChange, defined, nameList } from './apply-registry-change.js';
+import { asUsage, defined, nameList, registryDepsOf } from './apply-registry-change.js';
 
 export function registerOemCommands(admin: Command): void {
   const oem = admin.command('oem').description('automakers (OEMs): connector, capabilities, ingest key');
@@ -25,13 +25,10 @@ export function registerOemCommands(admin: Command): void {
     .option('--datapoints <list>', '"*" or comma-separated datapoint names', '*')
     .option('--commands <list>', '"*" or comma-separated command names', '*')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      if (await findOem(ctx.store.db, opts.name!)) throw new UsageError(`OEM "${opts.name}" already exists (use oem set)`);
-      const ingestKey = generateIngestKey();
-      await applyRegistryChange(ctx, { oems: [defined({
-        name: opts.name, connector: opts.connector, base_url: opts.baseUrl, ingest_key: ingestKey,
-        datapoints: nameList(opts.datapoints), commands: nameList(opts.commands),
-      })] });
-      emit(ctx.output, { name: opts.name, ingest_key: ingestKey }, () => `OEM ${opts.name} created\ningest_key=${ingestKey}\n(shown only now: give it to the automaker for POST /ingest/${opts.name})`);
+      const added = await asUsage(() => addOem(registryDepsOf(ctx), defined({
+        name: opts.name, connector: opts.connector, base_url: opts.baseUrl, datapoints: nameList(opts.datapoints), commands: nameList(opts.commands),
+      })), 'use oem set');
+      emit(ctx.output, added, () => `OEM ${added.name} created\ningest_key=${added.ingest_key}\n(shown only now: give it to the automaker for POST /ingest/${added.name})`);
     }));
 
   withStoreOptions(oem.command('set').description('change an OEM'))
@@ -42,17 +39,9 @@ export function registerOemCommands(admin: Command): void {
     .option('--commands <list>', '"*" or comma-separated command names')
     .option('--rotate-ingest-key', 'replace the ingest key (printed once)')
     .action(async (opts: Record<string, string | boolean>) => withStore(opts, async (ctx) => {
-      const row = await findOem(ctx.store.db, opts.name as string);
-      if (!row) throw new UsageError(`unknown OEM "${opts.name}"`);
-      const ingestKey = opts.rotateIngestKey === true ? generateIngestKey() : undefined;
-      const wanted = defined({
-        name: row.name, connector: row.connector, base_url: row.base_url ?? undefined,
-        datapoints: parseNameSet(row.datapoints), commands: parseNameSet(row.commands),
-        ...defined({ connector: opts.connector, base_url: opts.baseUrl, datapoints: nameList(opts.datapoints as string | undefined),
-          commands: nameList(opts.commands as string | undefined), ingest_key: ingestKey }),
-      });
-      const result = await applyRegistryChange(ctx, { oems: [wanted] }, { replaceSecrets: ingestKey !== undefined });
-      emit(ctx.output, { name: row.name, changed: result.changed, ...(ingestKey ? { ingest_key: ingestKey } : {}) },
-        () => `OEM ${row.name} ${result.changed ? 'updated' : 'unchanged'}${ingestKey ? `\ningest_key=${ingestKey}` : ''}`);
+      const result = await asUsage(() => changeOem(registryDepsOf(ctx), opts.name as string, defined({
+        connector: opts.connector, base_url: opts.baseUrl, datapoints: nameList(opts.datapoints as string | undefined), commands: nameList(opts.commands as string | undefined),
+      }), opts.rotateIngestKey === true));
+      emit(ctx.output, result, () => `OEM ${result.name} ${result.changed ? 'updated' : 'unchanged'}${result.ingest_key ? `\ningest_key=${result.ingest_key}` : ''}`);
     }));
 }

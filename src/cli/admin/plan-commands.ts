@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { describeNameSet, parseNameSet } from '../../domain/capabilities.js';
-import { findPlan, listPlans } from '../../store/registry-queries.js';
-import { emit, table, UsageError } from '../output.js';
+import { addPlan, changePlan } from '../../registry/registry-entries.js';
+import { listPlans } from '../../store/registry-queries.js';
+import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { applyRegistryChange, defined, nameList } from './apply-registry-change.js';
+import { asUsage, defined, nameList, registryDepsOf } from './apply-registry-change.js';
 
 export function registerPlanCommands(admin: Command): void {
   const plan = admin.command('plan').description('package plans: which datapoints and commands a company may use');
@@ -16,12 +17,10 @@ export function registerPlanCommands(admin: Command): void {
 
   withStoreOptions(plan.command('add').description('create a plan'))
     .requiredOption('--name <name>', 'plan name')
-    // Everything unless narrowed, as `oem add` does: a plan names what a company may use.
     .option('--datapoints <list>', '"*" or comma-separated datapoint names', '*')
     .option('--commands <list>', '"*" or comma-separated command names', '*')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      if (await findPlan(ctx.store.db, opts.name!)) throw new UsageError(`plan "${opts.name}" already exists (use plan set)`);
-      await applyRegistryChange(ctx, { plans: [{ name: opts.name, datapoints: nameList(opts.datapoints), commands: nameList(opts.commands) }] });
+      await asUsage(() => addPlan(registryDepsOf(ctx), { name: opts.name, datapoints: nameList(opts.datapoints), commands: nameList(opts.commands) }), 'use plan set');
       emit(ctx.output, { name: opts.name, created: true }, () => `plan ${opts.name} created`);
     }));
 
@@ -30,13 +29,7 @@ export function registerPlanCommands(admin: Command): void {
     .option('--datapoints <list>', '"*" or comma-separated datapoint names')
     .option('--commands <list>', '"*" or comma-separated command names')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
-      const row = await findPlan(ctx.store.db, opts.name!);
-      if (!row) throw new UsageError(`unknown plan "${opts.name}"`);
-      const wanted = {
-        name: row.name, datapoints: parseNameSet(row.datapoints), commands: parseNameSet(row.commands),
-        ...defined({ datapoints: nameList(opts.datapoints), commands: nameList(opts.commands) }),
-      };
-      const result = await applyRegistryChange(ctx, { plans: [wanted] });
-      emit(ctx.output, { name: row.name, changed: result.changed }, () => `plan ${row.name} ${result.changed ? 'updated' : 'unchanged'}`);
+      const result = await asUsage(() => changePlan(registryDepsOf(ctx), opts.name!, defined({ datapoints: nameList(opts.datapoints), commands: nameList(opts.commands) })));
+      emit(ctx.output, result, () => `plan ${result.name} ${result.changed ? 'updated' : 'unchanged'}`);
     }));
 }

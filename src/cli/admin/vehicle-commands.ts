@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { findCompany, findVehicleRow } from '../../store/registry-queries.js';
+import { addVehicle, changeVehicle } from '../../registry/registry-entries.js';
 import { listAllVehicles } from '../../store/vehicles-queries.js';
 import { formatIsoLocal } from '../../domain/time.js';
 import { DEVICE_TEXT_EXAMPLES, parseDeviceText, type VehicleDevice } from '../../domain/trackers.js';
 import { emit, table, UsageError } from '../output.js';
-import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
-import { applyRegistryChange, defined, numberFlag } from './apply-registry-change.js';
+import { withStore, withStoreOptions } from '../store-context.js';
+import { asUsage, defined, numberFlag, registryDepsOf } from './apply-registry-change.js';
 
 function vehicleOptions(command: Command): Command {
   return command
@@ -38,12 +38,6 @@ function deviceFlag(text: string | undefined): VehicleDevice | null | undefined 
   return device;
 }
 
-async function companyEntry(ctx: StoreContext, id: string) {
-  const company = await findCompany(ctx.store.db, id);
-  if (!company) throw new UsageError(`unknown company "${id}"`);
-  return { id: company.id, name: company.name, plan: company.plan };
-}
-
 export function registerVehicleCommands(admin: Command): void {
   const vehicle = admin.command('vehicle').description('vehicles');
 
@@ -62,32 +56,17 @@ export function registerVehicleCommands(admin: Command): void {
     .requiredOption('--company <id>', 'company id')
     .requiredOption('--vin <vin>', 'VIN (17 characters, no I, O or Q)')
     .action(async (opts: Record<string, string | boolean | undefined>) => withStore(opts, async (ctx) => {
-      const existing = await findVehicleRow(ctx.store.db, opts.vin as string);
-      if (existing && existing.company_id !== opts.company) {
-        // `vehicle set` cannot move a vehicle: a VIN belongs to one company, and its data with it.
-        throw new UsageError(`vehicle ${opts.vin} is registered to company "${existing.company_id}", not "${opts.company}": check the VIN (a vehicle cannot be moved between companies)`);
-      }
-      if (existing) throw new UsageError(`vehicle ${opts.vin} already exists (change it with \`telematics admin vehicle set --vin ${opts.vin}\`)`);
       const sim = opts.simProfile === undefined ? undefined : { profile: opts.simProfile, telemetry: opts.simTelemetry !== false };
-      const entry = { vin: opts.vin, ...fromFlags(opts), ...defined({ sim }) };
-      await applyRegistryChange(ctx, { companies: [{ ...(await companyEntry(ctx, opts.company as string)), vehicles: [entry] }] });
+      await asUsage(() => addVehicle(registryDepsOf(ctx), opts.company, { vin: opts.vin, ...fromFlags(opts), ...defined({ sim }) }),
+        `change it with \`telematics admin vehicle set --vin ${opts.vin}\``);
       emit(ctx.output, { vin: opts.vin, created: true }, () => `vehicle ${opts.vin} created`);
     }));
 
   vehicleOptions(withStoreOptions(vehicle.command('set').description('change a vehicle')))
     .requiredOption('--vin <vin>', 'VIN')
     .action(async (opts: Record<string, string | boolean | undefined>) => withStore(opts, async (ctx) => {
-      const row = await findVehicleRow(ctx.store.db, opts.vin as string);
-      if (!row) throw new UsageError(`unknown vehicle ${opts.vin}`);
-      const storedSim = row.sim ? (JSON.parse(row.sim) as Record<string, unknown>) : undefined;
-      const sim = opts.simProfile !== undefined || opts.simTelemetry === false
-        ? { ...storedSim, ...defined({ profile: opts.simProfile, telemetry: opts.simTelemetry === false ? false : undefined }) }
-        : storedSim;
-      const entry = defined({
-        vin: row.vin, plate: row.plate, oem: row.oem, model: row.model, year: row.year, status: row.status,
-        ownership: row.ownership, fuel_capacity: row.fuel_capacity ?? undefined, sim, ...fromFlags(opts),
-      });
-      const result = await applyRegistryChange(ctx, { companies: [{ ...(await companyEntry(ctx, row.company_id)), vehicles: [entry] }] });
-      emit(ctx.output, { vin: row.vin, changed: result.changed }, () => `vehicle ${row.vin} ${result.changed ? 'updated' : 'unchanged'}`);
+      const sim = defined({ profile: opts.simProfile, telemetry: opts.simTelemetry === false ? false : undefined });
+      const result = await asUsage(() => changeVehicle(registryDepsOf(ctx), opts.vin as string, { ...fromFlags(opts), ...(Object.keys(sim).length > 0 ? { sim } : {}) }));
+      emit(ctx.output, result, () => `vehicle ${result.vin} ${result.changed ? 'updated' : 'unchanged'}`);
     }));
 }
