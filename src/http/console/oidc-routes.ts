@@ -9,15 +9,13 @@
  * session cookie is sent from a same-site navigation.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { closeConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
 import { addressKey } from '../../domain/client-address.js';
-import type { Role } from '../../domain/roles.js';
 import { OIDC_PENDING_MS, OidcSignIn, OidcSignInFailed, requireOidc, userOfSso } from '../../users/oidc-sign-in.js';
 import type { AppDeps } from '../app-deps.js';
 import type { RequestLimits } from '../rate-limits.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { userDepsOf } from './console-settings.js';
-import { sessionIdOf, setSessionCookie } from './session-cookie.js';
+import { personSignIn } from './person-sign-in.js';
 
 const pendingCookie = (request: FastifyRequest) => (request.protocol === 'https' ? '__Host-telematics_oidc' : 'telematics_oidc');
 const COOKIE_PATH = '/console/oidc/';
@@ -29,6 +27,7 @@ const OPEN_CONSOLE = '<!doctype html><html lang="en"><head><meta charset="utf-8"
 export function oidcRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   const oidc = settings.oidc ? new OidcSignIn(settings.oidc, deps.keyring) : undefined;
   const userDeps = userDepsOf(deps, settings);
+  const signIn = personSignIn(deps, settings);
   return async (app) => {
     // Over HTTPS `__Host-` (Path=/, no Domain): a sibling subdomain cannot plant its own sign-in in flight.
     const cookieOptions = (request: FastifyRequest) => (request.protocol === 'https'
@@ -68,11 +67,7 @@ export function oidcRoutes(deps: AppDeps, settings: ConsoleSettings, limits: Req
         // Only the query is read, never the Host header: the provider's answer is checked against the redirect URI sealed at the start.
         const vouched = await sso.finish(new URL(request.url, 'http://callback.invalid'), request.cookies[pendingCookie(request)], deps.clock.now());
         const user = await userOfSso(userDeps, sso.settings.companyId, vouched);
-        const opened = await openUserConsoleSession(deps.store, deps.keyring, { ...user, role: user.role as Role }, deps.clock.now(), settings.sessions);
-        const previous = sessionIdOf(request);
-        if (previous !== undefined) await closeConsoleSession(deps.store, previous);
-        setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
-        request.log.info({ user_id: user.id, second_factor: 'sso' }, 'console sign-in');
+        await signIn(request, reply, user, 'sso');
         return reply.type('text/html; charset=utf-8').send(OPEN_CONSOLE);
       } catch (error) {
         if (!(error instanceof OidcSignInFailed)) {

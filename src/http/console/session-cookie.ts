@@ -1,30 +1,50 @@
 /**
- * The session cookie. Over HTTPS (directly or as a trusted proxy reports it) it is
- * `__Host-telematics_console`: Secure, Path=/, no Domain, so no other site or subdomain can set or
- * read it. A plain-HTTP install (a LAN address) cannot keep a Secure cookie, so there it is
- * `telematics_console` without Secure, and the service logs a warning once: put TLS in front of
- * anything beyond a lab. Both are HttpOnly and SameSite=Strict (a console link opened from mail
- * arrives signed out once, acceptable for an admin tool).
+ * Session cookies: the console's (`telematics_console`) and the operator console's
+ * (`telematics_operator`). Over HTTPS (directly or as a trusted proxy reports it) the name takes
+ * the `__Host-` prefix: Secure, Path=/, no Domain, so no other site or subdomain can set or read
+ * it. A plain-HTTP install (a LAN address) cannot keep a Secure cookie, so there it is the bare
+ * name without Secure, and the service logs a warning once: put TLS in front of anything beyond a
+ * lab. Both are HttpOnly and SameSite=Strict (a console link opened from mail arrives signed out
+ * once, acceptable for an admin tool).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export const SECURE_COOKIE = '__Host-telematics_console';
-export const PLAIN_COOKIE = 'telematics_console';
+export interface SessionCookie {
+  idOf(request: FastifyRequest): string | undefined;
+  set(request: FastifyRequest, reply: FastifyReply, id: string, maxAgeSeconds: number): void;
+  clear(request: FastifyRequest, reply: FastifyReply): void;
+}
 
 const isHttps = (request: FastifyRequest) => request.protocol === 'https';
 
-export function sessionCookieName(request: FastifyRequest): string {
-  return isHttps(request) ? SECURE_COOKIE : PLAIN_COOKIE;
+export function sessionCookie(name: string): SessionCookie {
+  const nameFor = (request: FastifyRequest) => (isHttps(request) ? `__Host-${name}` : name);
+  return {
+    idOf: (request) => request.cookies[nameFor(request)] ?? undefined,
+    set: (request, reply, id, maxAgeSeconds) => {
+      reply.setCookie(nameFor(request), id, { path: '/', httpOnly: true, sameSite: 'strict', secure: isHttps(request), maxAge: maxAgeSeconds });
+    },
+    clear: (request, reply) => {
+      reply.clearCookie(nameFor(request), { path: '/', httpOnly: true, sameSite: 'strict', secure: isHttps(request) });
+    },
+  };
 }
 
-export function sessionIdOf(request: FastifyRequest): string | undefined {
-  return request.cookies[sessionCookieName(request)] ?? undefined;
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
+
+/** Warns once, at the first sign-in over plain HTTP from beyond loopback, that its cookie cannot be Secure. */
+export function plainHttpWarning(what: string): (request: FastifyRequest) => void {
+  let warned = false;
+  return (request) => {
+    if (warned || isHttps(request) || LOOPBACK.test(request.host)) return;
+    warned = true;
+    request.log.warn({ host: request.host }, `${what} session over plain HTTP: its cookie cannot be Secure; serve the ${what} over HTTPS`);
+  };
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, id: string, maxAgeSeconds: number): void {
-  reply.setCookie(sessionCookieName(request), id, { path: '/', httpOnly: true, sameSite: 'strict', secure: isHttps(request), maxAge: maxAgeSeconds });
-}
+const consoleCookie = sessionCookie('telematics_console');
+export const sessionIdOf = consoleCookie.idOf;
+export const setSessionCookie = consoleCookie.set;
+export const clearSessionCookie = consoleCookie.clear;
 
-export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(sessionCookieName(request), { path: '/', httpOnly: true, sameSite: 'strict', secure: isHttps(request) });
-}
+export const operatorCookie = sessionCookie('telematics_operator');

@@ -5,8 +5,7 @@
  * the session the browser held. Applications have POST /token; the console is for people.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { closeConsoleSession, openUserConsoleSession } from '../../auth/console-sessions.js';
-import type { Role } from '../../domain/roles.js';
+import { closeConsoleSession } from '../../auth/console-sessions.js';
 import { scopeClaimOf } from '../../domain/scopes.js';
 import { verifyUserSignIn } from '../../users/sign-in-user.js';
 import { userDepsOf } from './console-settings.js';
@@ -22,16 +21,16 @@ import type { RequestLimits } from '../rate-limits.js';
 import { findCompany } from '../../store/registry-queries.js';
 import type { ConsoleSettings } from './console-settings.js';
 import { isCrossSite } from './cross-site-check.js';
-import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, sessionIdOf } from './session-cookie.js';
+import { personSignIn } from './person-sign-in.js';
 
 const SIGN_IN_BODY_LIMIT = 8 * 1024;
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
 
 export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   const signSecrets = new OpenedSignSecrets(deps.keyring);
   const userDeps = userDepsOf(deps, settings);
+  const signIn = personSignIn(deps, settings);
   return async (app) => {
-    let warnedPlainHttp = false;
     const describe = async (principal: Principal, expiresAt: number, mayCommand: boolean) => {
       const company = await findCompany(deps.store.db, principal.companyId);
       return {
@@ -63,16 +62,7 @@ export function sessionRoutes(deps: AppDeps, settings: ConsoleSettings, limits: 
       // are held to the rate, while the person signing in from elsewhere is never locked out.
       await limits.tokenPerClient.take(`user:${addressKey(request.ip)}:${email.toLowerCase().slice(0, 254)}`, deps.clock.now());
       const verified = await verifyUserSignIn(userDeps, email, password.slice(0, 1024), code);
-      const previous = sessionIdOf(request);
-      if (previous !== undefined) await closeConsoleSession(deps.store, previous);
-      const { user } = verified;
-      const opened = await openUserConsoleSession(deps.store, deps.keyring, { ...user, role: user.role as Role }, deps.clock.now(), settings.sessions);
-      if (request.protocol !== 'https' && !LOOPBACK.test(request.host) && !warnedPlainHttp) {
-        warnedPlainHttp = true;
-        request.log.warn({ host: request.host }, 'console session over plain HTTP: its cookie cannot be Secure; serve the console over HTTPS');
-      }
-      setSessionCookie(request, reply, opened.id, Math.floor(settings.sessions.maxMs / 1000));
-      request.log.info({ user_id: user.id, second_factor: verified.secondFactor }, 'console sign-in');
+      const opened = await signIn(request, reply, verified.user, verified.secondFactor);
       reply.header('cache-control', 'no-store');
       return describe(opened.principal, opened.expiresAt, opened.mayCommand);
     }
