@@ -7,6 +7,7 @@ import { registerAppCommands } from './admin/app-commands.js';
 import { registerCompanyCommands } from './admin/company-commands.js';
 import { registerAuditCommands } from './admin/audit-commands.js';
 import { registerUserCommands } from './admin/user-commands.js';
+import { registerOperatorCommands } from './admin/operator-commands.js';
 import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerOemCommands } from './admin/oem-commands.js';
 import { registerPlanCommands } from './admin/plan-commands.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerWebhookCommands(admin);
   registerAuditCommands(admin);
   registerUserCommands(admin);
+  registerOperatorCommands(admin);
   registerPlanCommands(admin);
   registerOemCommands(admin);
   registerAppCommands(admin);

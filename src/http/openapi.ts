@@ -33,7 +33,7 @@ const markOptionalBodies: SwaggerTransformObject = (document) => {
 const CONSOLE_ERRORS = [
   'consoleCrossSite', 'consoleAlertsLimitInvalid', 'userSignInFieldsMissing', 'invalidUserCredentials', 'secondFactorRequired',
   'invalidSecondFactor', 'userInvalid', 'userNotFound', 'userExists', 'roleNotAllowed', 'lastOwner', 'passwordInvalid', 'passwordLinkGone', 'totpNotStarted',
-  'totpAlreadyEnrolled', 'shareLinkGone',
+  'totpAlreadyEnrolled', 'shareLinkGone', 'registryEntryInvalid', 'registryEntryNotFound', 'registryEntryExists',
 ] as const;
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {

@@ -10,11 +10,12 @@ import { TRACKER_PROTOCOLS } from '../gateway/tracker-protocols.js';
 import { demoApplications, demoFleet, type DemoApplication } from './demo-fleet.js';
 import { DEMO_ALERT_RULES, DEMO_GEOFENCES, seedDemoWatch } from './demo-watch.js';
 import { seedDemoUsers, type DemoUser } from './demo-users.js';
+import { seedDemoOperator, type DemoOperator } from './demo-operator.js';
 import { DEFAULT_USER_SETTINGS, type UserSettings } from '../users/user-deps.js';
 
 export type DemoSeedOutcome =
-  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly vehicles: number; readonly tracked: number }
-  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[] }
+  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator; readonly vehicles: number; readonly tracked: number }
+  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 /**
@@ -25,13 +26,15 @@ export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: 
   const { db } = store;
   const applications = demoApplications(keyring);
   const people = { store, keyring, clock, users };
+  const operators = { db, passwordHashCost: users.passwordHashCost, now: () => clock.now() };
   if ((await countCompanies(db)) === 0) {
     const fleet = demoFleet(keyring);
     await applyFleet(db, fleet, keyring, clock.now());
     await seedDemoWatch(store, clock, fleet.companies[0]!.id);
     const seededUsers = await seedDemoUsers(people, applications[0]!.companyId);
     const vehicles = fleet.companies.flatMap((c) => c.vehicles);
-    return { kind: 'seeded', applications, users: seededUsers, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
+    const operator = await seedDemoOperator(operators, keyring);
+    return { kind: 'seeded', applications, users: seededUsers, operator, vehicles: vehicles.length, tracked: vehicles.filter((v) => v.device).length };
   }
   for (const app of applications) {
     const row = await findApplicationByClientId(db, app.clientId);
@@ -40,8 +43,8 @@ export async function seedDemo(store: StoreConnection, keyring: Keyring, clock: 
       return { kind: 'skipped', reason: `demo application ${app.clientId} has other credentials now (keys file replaced or secret rotated)` };
     }
   }
-  // A demo database from before people existed gets them now.
-  return { kind: 'present', applications, users: await seedDemoUsers(people, applications[0]!.companyId) };
+  // A demo database from before people (or the operator) existed gets them now.
+  return { kind: 'present', applications, users: await seedDemoUsers(people, applications[0]!.companyId), operator: await seedDemoOperator(operators, keyring) };
 }
 
 /** Where the demo's trackers connect, when this process listens for them. */
@@ -71,6 +74,8 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
       '',
       `Web console: ${baseUrl}/console/  (sign in as one of ${first!.companyName}'s people, one of each role; docs/people.md):`,
       ...outcome.users.map((u) => `  ${u.role.padEnd(10)} ${u.email}  password ${u.password}`),
+      `Operator console: ${baseUrl}/operator/  (companies, plans, automakers, vehicles, applications; docs/operator.md):`,
+      `  operator   ${outcome.operator.email}  password ${outcome.operator.password}`,
     ] : []),
     '',
     'Try it:',

@@ -486,6 +486,27 @@ export interface ShareLinksTable {
   revoked_at: number | null;
 }
 
+/** Someone who signs in to the operator console (migration 0032); the password as its scrypt hash. */
+export interface OperatorsTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  /** Moves on with a password change: sessions opened before end. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An operator console session (migration 0032), by the SHA-256 of its id. */
+export interface OperatorSessionsTable {
+  id_hash: string;
+  operator_id: string;
+  operator_version: number;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
 /** A named value the in-process simulated automaker keeps across restarts (migration 0019). */
 export interface SimulationStateTable {
   name: string;
@@ -528,6 +549,8 @@ export interface Database {
   users: UsersTable;
   password_links: PasswordLinksTable;
   share_links: ShareLinksTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
 }
 
 /** The query builder over these tables: the database, or a transaction on it. */

@@ -24,7 +24,8 @@ const VIN = ALPHA_VINS[0];
 const ID = '00000000-0000-4000-8000-000000000000';
 const MIN = 60_000;
 /** What anyone may call: no bearer token, so no scope (a share link's page holds its own secret). */
-const PUBLIC = /^\/($|docs|openapi\.json|metrics|healthz|readyz|token|ingest\/|console|share\/)/;
+// Not behind a bearer token: public, the console's own session, the operator console's (which has no scopes: test/operator).
+const PUBLIC = /^\/($|docs|openapi\.json|metrics|healthz|readyz|token|ingest\/|console|share\/|operator)/;
 const refusal = (scope: string) => ({ detail: `Insufficient scope: ${scope} is required.` });
 
 /** The routes of `printRoutes({ commonPrefix: false })`: each line's segment under its parent's, with its methods. */

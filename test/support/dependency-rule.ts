@@ -28,7 +28,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'domain', members: ['domain'] },
   // package-version.ts reads the installation's package.json: I/O below every use of it, above none.
   { name: 'security and store', members: ['security', 'store', 'package-version.ts'] },
-  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'geofences', 'alerts', 'audit', 'users', 'shares', 'workers'] },
+  { name: 'use cases', members: ['auth', 'registry', 'ingest', 'intake', 'telemetry', 'trips', 'commands', 'events', 'webhooks', 'geofences', 'alerts', 'audit', 'users', 'shares', 'operators', 'workers'] },
   { name: 'adapters', members: ['http', 'oem', 'sim', 'gateway', 'delivery', 'redis', 'queue'] },
   { name: 'entry points', members: ['cli', 'service.ts', 'roles', 'config', 'logger.ts', 'log-destination.ts'] },
 ];

@@ -131,6 +131,11 @@ export const errors = Object.freeze({
   shareLinkGone: entry('TLM_SHARE_LINK_GONE', 410, 'This share link has expired or was revoked.'),
   tooManyShareLinks: entry('TLM_TOO_MANY_SHARE_LINKS', 409, 'A vehicle may have at most {max} open share links.'),
 
+  // The operator console (/operator/session, /operator/api/*: docs/operator.md)
+  registryEntryInvalid: entry('TLM_REGISTRY_ENTRY_INVALID', 400, 'Invalid entry: {problem}.'),
+  registryEntryNotFound: entry('TLM_REGISTRY_ENTRY_NOT_FOUND', 404, 'Not found: {problem}.'),
+  registryEntryExists: entry('TLM_REGISTRY_ENTRY_EXISTS', 409, 'Already registered: {problem}.'),
+
   // Generic request errors (D2)
   malformedJson: entry('TLM_MALFORMED_JSON', 400, 'Malformed JSON body.'),
   malformedHttp: entry('TLM_MALFORMED_HTTP', 400, 'Malformed HTTP request.'),

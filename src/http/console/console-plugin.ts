@@ -1,7 +1,7 @@
 /**
  * Everything the web console adds to the API port: `/` and `/console` redirect to `/console/`,
  * the built console, its session (session-routes.ts) and the interface's routes on that session
- * (console-api.ts), all behind security headers with a strict Content-Security-Policy
+ * (console-api.ts), the operator console (../operator/), all behind security headers with a strict Content-Security-Policy
  * (page-headers.ts).
  */
 import fastifyCookie from '@fastify/cookie';
@@ -16,6 +16,7 @@ import { registerPageHeaders } from './page-headers.js';
 import { passwordRoutes } from './password-routes.js';
 import { oidcRoutes } from './oidc-routes.js';
 import { userDepsOf } from './console-settings.js';
+import { operatorPlugin } from '../operator/operator-plugin.js';
 
 export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: RequestLimits): FastifyPluginAsync {
   return async (app) => {
@@ -31,6 +32,7 @@ export function consolePlugin(deps: AppDeps, settings: ConsoleSettings, limits: 
     await app.register(oidcRoutes(deps, settings, limits));
     await app.register(consoleApi(deps, settings, limits), { prefix: CONSOLE_API_PREFIX });
     const distDir = settings.distDir ?? defaultConsoleDist();
+    await app.register(operatorPlugin(deps, settings, distDir, limits));
     if (settings.basemap?.kind === 'pmtiles') await app.register(pmtilesBasemap(settings.basemap.file));
     await app.register(consoleAssets(distDir));
   };

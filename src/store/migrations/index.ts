@@ -30,6 +30,7 @@ import { watchCursorVersionMigration } from './0027-watch-cursor-version.js';
 import { auditTrailMigration } from './0028-audit-trail.js';
 import { applicationScopesMigration } from './0029-application-scopes.js';
 import { usersMigration } from './0030-users.js';
+import { operatorsMigration } from './0032-operators.js';
 import { shareLinksMigration } from './0031-share-links.js';
 
 /**
@@ -69,6 +70,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0029-application-scopes': applicationScopesMigration,
     '0030-users': usersMigration,
     '0031-share-links': shareLinksMigration,
+    '0032-operators': operatorsMigration,
   });
 }
 
