@@ -455,6 +455,8 @@ export interface UsersTable {
   totp_last_step: number | null;
   /** JSON array of the unused recovery codes' keyed hashes (security/secret-hash.ts). */
   recovery_hashes: string;
+  /** The identity provider's `sub` of the person's first single sign-on (migration 0033); null before it, and after a reset. */
+  sso_subject: string | null;
   /** Moves on with every change that ends the user's sessions. */
   version: number;
   created_at: number;

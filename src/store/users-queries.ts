@@ -60,6 +60,12 @@ export async function claimTotpStep(db: Db, userId: string, step: number): Promi
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Binds the person to the provider's account of their first single sign-on; false when another sign-in bound one first. */
+export async function bindSsoSubject(db: Db, userId: string, subject: string): Promise<boolean> {
+  const result = await db.updateTable('users').set({ sso_subject: subject }).where('id', '=', userId).where('sso_subject', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Removes a recovery code's hash; false when it was already used (two sign-ins racing on one code). */
 export async function claimRecoveryCode(db: Db, userId: string, before: string, after: string): Promise<boolean> {
   const result = await db.updateTable('users').set({ recovery_hashes: after }).where('id', '=', userId).where('recovery_hashes', '=', before).executeTakeFirst();

@@ -66,7 +66,7 @@ export async function inviteUser(deps: UserDeps, manager: UserManager, companyId
   const now = deps.clock.now();
   const row: UserRow = {
     id: randomUUID(), company_id: companyId, email, role, password_hash: null, totp_sealed: null, totp_pending_sealed: null, totp_last_step: null,
-    recovery_hashes: '[]', version: 1, created_at: now, updated_at: now,
+    recovery_hashes: '[]', sso_subject: null, version: 1, created_at: now, updated_at: now,
   };
   const link = await inTransaction(deps.store.db, async (trx) => {
     if (!(await findCompany(trx, companyId))) throw new ServiceError(errors.userInvalid, { problem: `unknown company "${companyId}"` });
@@ -110,7 +110,8 @@ export async function resetUserPassword(deps: UserDeps, manager: UserManager, co
   return inTransaction(deps.store.db, async (trx) => {
     const user = await userOfCompany(trx, companyId, id);
     checkMayManage(manager, user.role as Role);
-    const cleared = { password_hash: null, totp_sealed: null, totp_pending_sealed: null, recovery_hashes: '[]' };
+    // A reset starts the person over, their link to the identity provider's account included.
+    const cleared = { password_hash: null, totp_sealed: null, totp_pending_sealed: null, recovery_hashes: '[]', sso_subject: null };
     if (!(await updateUser(trx, user, cleared, now, true))) throw new ServiceError(errors.userNotFound);
     const link = await issuePasswordLink(trx, user.id, 'reset', now, deps.users.passwordLinkLifetimeMs);
     await appendAuditEntries(trx, [{ companyId, actor: actorOf(manager), action: 'user.password_reset', target: user.email, outcome: 'success' }], now);

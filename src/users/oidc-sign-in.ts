@@ -13,7 +13,7 @@ import { errors, ServiceError } from '../domain/errors.js';
 import type { Keyring } from '../security/keyring.js';
 import { openSecret, sealSecret } from '../security/secret-box.js';
 import { appendAuditEntries } from '../store/audit-queries.js';
-import { findUserByEmail, type UserRow } from '../store/users-queries.js';
+import { bindSsoSubject, findUserByEmail, type UserRow } from '../store/users-queries.js';
 import type { UserDeps } from './user-deps.js';
 
 export interface OidcSettings {
@@ -87,7 +87,7 @@ export class OidcSignIn {
   }
 
   /** The e-mail the provider vouches for, and whether it says it asked for more than one factor (`amr`), from the callback's URL and the cookie of its start. */
-  async finish(callbackUrl: URL, cookie: string | undefined, now: number): Promise<{ email: string; multiFactor: boolean }> {
+  async finish(callbackUrl: URL, cookie: string | undefined, now: number): Promise<VouchedPerson> {
     const pending = this.#pendingOf(cookie, now);
     // The provider's answer is checked against what this browser started: state (before an
     // error it reports is believed), nonce, PKCE.
@@ -112,7 +112,9 @@ export class OidcSignIn {
     if (email === '' || claims?.email_verified !== true) throw new OidcSignInFailed('unverified', 'the provider did not vouch for an e-mail (email_verified)');
     // How the person signed in is the ID token's to say (userinfo does not carry it).
     const amr = Array.isArray(idClaims?.amr) ? idClaims.amr.filter((m): m is string => typeof m === 'string') : [];
-    return { email, multiFactor: amr.some((m) => MULTI_FACTOR_METHODS.has(m)) };
+    const subject = typeof idClaims?.sub === 'string' ? idClaims.sub : '';
+    if (subject === '' || subject.length > 255) throw new OidcSignInFailed('provider', 'the ID token names no subject (sub) this service can keep');
+    return { email, subject, multiFactor: amr.some((m) => MULTI_FACTOR_METHODS.has(m)) };
   }
 
   #pendingOf(cookie: string | undefined, now: number): Pending {
@@ -125,6 +127,13 @@ export class OidcSignIn {
     if (!pending || typeof pending.state !== 'string' || pending.expiresAt <= now) throw new OidcSignInFailed('expired', 'no sign-in of this browser is waiting for the provider');
     return pending;
   }
+}
+
+/** Who the provider vouches for: the e-mail, its own account id (`sub`), and whether it asked for a second factor. */
+export interface VouchedPerson {
+  readonly email: string;
+  readonly subject: string;
+  readonly multiFactor: boolean;
 }
 
 /** RFC 8176 methods that mean a second factor was used. */
@@ -140,11 +149,19 @@ const signInEntry = (user: UserRow): AuditDraft => ({
  * invitation, or reset by an admin, as a suspected account is: the link comes first); a person
  * who enrolled a second factor here when the provider does not say it asked for one.
  */
-export async function userOfSso(deps: Pick<UserDeps, 'store' | 'clock'>, companyId: string, vouched: { email: string; multiFactor: boolean }): Promise<UserRow> {
+export async function userOfSso(deps: Pick<UserDeps, 'store' | 'clock'>, companyId: string, vouched: VouchedPerson): Promise<UserRow> {
   const user = await findUserByEmail(deps.store.db, vouched.email);
   if (!user || user.company_id !== companyId) throw new OidcSignInFailed('unknown-user', 'nobody of the provider\'s company has that e-mail');
   if (user.password_hash === null) throw new OidcSignInFailed('password-first', 'the person has no password yet (invited, or reset)');
   if (user.totp_sealed !== null && !vouched.multiFactor) throw new OidcSignInFailed('second-factor', 'the person uses a second factor and the provider did not say it asked for one (amr)');
+  // The first single sign-on that is let in binds the person to that provider account; another account that
+  // later claims the same e-mail (renamed, recycled, or the provider's admin's doing) is not them.
+  let bound = user.sso_subject;
+  if (bound === null) {
+    // Two first sign-ins racing: the one that bound wins, whichever this is.
+    bound = (await bindSsoSubject(deps.store.db, user.id, vouched.subject)) ? vouched.subject : (await findUserByEmail(deps.store.db, vouched.email))?.sso_subject ?? null;
+  }
+  if (bound !== vouched.subject) throw new OidcSignInFailed('unknown-user', 'another account of the provider signed this person in first (a reset unbinds it)');
   await appendAuditEntries(deps.store.db, [signInEntry(user)], deps.clock.now());
   return user;
 }

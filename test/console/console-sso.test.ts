@@ -9,7 +9,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inviteUser } from '../../src/users/manage-users.js';
+import { inviteUser, resetUserPassword } from '../../src/users/manage-users.js';
+import { takeUpPasswordLink } from '../../src/users/password-links.js';
 import { addPerson, TEST_CONSOLE_USERS } from '../support/console-people.js';
 import { DATABASE_KINDS } from '../support/databases.js';
 import { freePort } from '../support/free-port.js';
@@ -26,6 +27,8 @@ const ACCOUNTS: Record<string, { email: string; email_verified: boolean }> = {
   // Another company's person: the provider is Alpha's, and vouches for Alpha's people only.
   beta: { email: 'viewer@beta.example', email_verified: true },
   invited: { email: 'invited@alpha.example', email_verified: true },
+  // Another account of the provider claiming the dispatcher's e-mail, after the dispatcher's own first signed them in.
+  'dispatcher-again': { email: 'dispatcher@alpha.example', email_verified: true },
   // A person with a second factor here, signed in at the provider with a password only, or with a code too.
   'admin-password': { email: 'admin@alpha.example', email_verified: true },
   'admin-otp': { email: 'admin@alpha.example', email_verified: true },
@@ -170,6 +173,26 @@ describe.each(DATABASE_KINDS)('single sign-on on %s', (kind) => {
     const res = await browser.get(await throughProvider(browser, as));
     expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 303, location: `/console/#sso=${reason}` });
     expect((await sessionOf(browser)).status).toBe(204);
+  });
+
+  it('when another provider account claims the e-mail of a person whose first sign-on was from their own, then it is refused until a reset unbinds it', async () => {
+    const browser = new Browser();
+    const res = await browser.get(await throughProvider(browser, 'dispatcher-again'));
+    expect(res.headers.get('location')).toBe('/console/#sso=unknown-user');
+    expect((await svc.store.db.selectFrom('users').select('sso_subject').where('email', '=', 'dispatcher@alpha.example').executeTakeFirst())?.sso_subject).toBe('dispatcher');
+    const deps = { store: svc.store, keyring: svc.keyring, clock: svc.clock, users: TEST_CONSOLE_USERS };
+    const person = await svc.store.db.selectFrom('users').select('id').where('email', '=', 'dispatcher@alpha.example').executeTakeFirstOrThrow();
+    const reset = await resetUserPassword(deps, { kind: 'operator', id: 'test' }, 'alpha', person.id);
+    await takeUpPasswordLink(deps, reset.link.token, 'dispatcher has a new long password');
+    const after = new Browser();
+    expect((await after.get(await throughProvider(after, 'dispatcher-again'))).status).toBe(200);
+    expect((await sessionOf(after)).body).toMatchObject({ user: { email: 'dispatcher@alpha.example' } });
+    // Bound to that account now: the first one is the stranger.
+    const first = new Browser();
+    expect((await first.get(await throughProvider(first, 'dispatcher'))).headers.get('location')).toBe('/console/#sso=unknown-user');
+    // Bound back to the dispatcher's own account, for the tests after this one.
+    await takeUpPasswordLink(deps, (await resetUserPassword(deps, { kind: 'operator', id: 'test' }, 'alpha', person.id)).link.token, 'dispatcher has a new long password');
+    expect((await first.get(await throughProvider(first, 'dispatcher'))).status).toBe(200);
   });
 
   it('when the callback comes to another browser, is replayed, or carries a forged state, then it signs nobody in', async () => {

@@ -31,6 +31,7 @@ import { auditTrailMigration } from './0028-audit-trail.js';
 import { applicationScopesMigration } from './0029-application-scopes.js';
 import { usersMigration } from './0030-users.js';
 import { operatorsMigration } from './0032-operators.js';
+import { ssoSubjectMigration } from './0033-sso-subject.js';
 import { shareLinksMigration } from './0031-share-links.js';
 
 /**
@@ -71,6 +72,7 @@ export function migrationsFor(capabilities: DialectCapabilities): Readonly<Recor
     '0030-users': usersMigration,
     '0031-share-links': shareLinksMigration,
     '0032-operators': operatorsMigration,
+    '0033-sso-subject': ssoSubjectMigration,
   });
 }
 
