@@ -40,7 +40,7 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
     `GLOBEX_SIGN_SECRET=${globex!.signSecret}`,
     `# ${acme!.companyName}'s people, one of each role: the console's sign-ins`,
     ...outcome.users.flatMap((u) => [`${u.role.toUpperCase()}_EMAIL=${u.email}`, `${u.role.toUpperCase()}_PASSWORD=${u.password}`]),
-    `OPERATOR_EMAIL=${outcome.operator.email}`, `OPERATOR_PASSWORD=${outcome.operator.password}`,
+    ...(outcome.operator ? [`OPERATOR_EMAIL=${outcome.operator.email}`, `OPERATOR_PASSWORD=${outcome.operator.password}`] : []),
     `# POST /ingest/${DEMO_INGEST_OEM}: the key the service derives for that simulated automaker`,
     `INGEST_OEM=${DEMO_INGEST_OEM}`,
     `INGEST_KEY=${simulatedIngestKey(keyring, DEMO_INGEST_OEM)}`,

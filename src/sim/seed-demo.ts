@@ -14,8 +14,8 @@ import { seedDemoOperator, type DemoOperator } from './demo-operator.js';
 import { DEFAULT_USER_SETTINGS, type UserSettings } from '../users/user-deps.js';
 
 export type DemoSeedOutcome =
-  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator; readonly vehicles: number; readonly tracked: number }
-  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator }
+  | { readonly kind: 'seeded'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator | undefined; readonly vehicles: number; readonly tracked: number }
+  | { readonly kind: 'present'; readonly applications: readonly DemoApplication[]; readonly users: readonly DemoUser[]; readonly operator: DemoOperator | undefined }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 /**
@@ -74,8 +74,10 @@ export function demoBanner(outcome: DemoSeedOutcome, baseUrl: string, envFile?: 
       '',
       `Web console: ${baseUrl}/console/  (sign in as one of ${first!.companyName}'s people, one of each role; docs/people.md):`,
       ...outcome.users.map((u) => `  ${u.role.padEnd(10)} ${u.email}  password ${u.password}`),
-      `Operator console: ${baseUrl}/operator/  (companies, plans, automakers, vehicles, applications; docs/operator.md):`,
-      `  operator   ${outcome.operator.email}  password ${outcome.operator.password}`,
+      ...(outcome.operator ? [
+        `Operator console: ${baseUrl}/operator/  (companies, plans, automakers, vehicles, applications; docs/operator-console.md):`,
+        `  operator   ${outcome.operator.email}  password ${outcome.operator.password}`,
+      ] : []),
     ] : []),
     '',
     'Try it:',
