@@ -12,7 +12,8 @@
  * while the two still match, so rotating it stops a session's commands as it stops captured
  * signatures. Applications sign in with POST /token, not here.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { newSessionId, sessionIdHash, SESSION_TOUCH_EVERY_MS } from './session-ids.js';
 import { errors, ServiceError } from '../domain/errors.js';
 import type { StoreConnection } from '../store/connection.js';
 import { cachedRegistryRead } from '../store/registry-cache.js';
@@ -33,8 +34,6 @@ export interface ConsoleSessionSettings {
   readonly maxMs: number;
 }
 
-/** Activity is written at most this often per session: a request is not a write. */
-const TOUCH_EVERY_MS = 60_000;
 
 export interface ResolvedSession {
   readonly principal: Principal;
@@ -49,7 +48,6 @@ export interface OpenedSession extends ResolvedSession {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** The console application as the caller; a person's session then takes the role's scopes. */
 const principalOf = (app: { id: string; client_id: string; company_id: string; sign_secret_sealed: string | null; scopes: string }): Principal => ({
@@ -73,10 +71,10 @@ async function startSession(
 ): Promise<OpenedSession> {
   // Sign-ins are rare: each one sweeps what has ended, so the table holds live sessions only.
   await deleteStaleConsoleSessions(store.db, now, now - settings.idleMs);
-  const id = randomBytes(32).toString('base64url');
+  const { id, idHash } = newSessionId();
   const expiresAt = now + settings.maxMs;
   await insertConsoleSession(store.db, {
-    id_hash: sha256(id), application_id: app.id, credentials_version: app.credentials_version, created_at: now,
+    id_hash: idHash, application_id: app.id, credentials_version: app.credentials_version, created_at: now,
     last_seen_at: now, expires_at: expiresAt, sign_proof: signProof, user_id: user.id, user_version: user.version,
   });
   return { id, principal, expiresAt: Math.min(expiresAt, now + settings.idleMs), mayCommand: signProof !== null };
@@ -105,8 +103,8 @@ export async function openUserConsoleSession(
 export async function resolveConsoleSession(
   store: StoreConnection, signSecrets: OpenedSignSecrets, id: string, now: number, settings: ConsoleSessionSettings,
 ): Promise<ResolvedSession | undefined> {
-  if (!SESSION_ID.test(id)) return undefined;
-  const idHash = sha256(id);
+  const idHash = sessionIdHash(id);
+  if (idHash === undefined) return undefined;
   const session = await findConsoleSession(store.db, idHash);
   if (!session) return undefined;
   if (session.expires_at <= now || session.last_seen_at + settings.idleMs <= now) {
@@ -127,12 +125,13 @@ export async function resolveConsoleSession(
     return undefined;
   }
   const principal = { ...principalOf(app), scopes: roleScopes(user.role), user: { id: user.id, email: user.email, role: user.role } };
-  if (now - session.last_seen_at >= TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
+  if (now - session.last_seen_at >= SESSION_TOUCH_EVERY_MS) await touchConsoleSession(store.db, idHash, session.last_seen_at, now);
   const current = session.sign_proof === null ? undefined : currentSignSecret(app, (applicationId, sealed) => signSecrets.open(applicationId, sealed));
   const mayCommand = current !== undefined && sha256(current) === session.sign_proof;
   return { principal, expiresAt: Math.min(session.expires_at, now + settings.idleMs), mayCommand };
 }
 
 export async function closeConsoleSession(store: StoreConnection, id: string): Promise<void> {
-  if (SESSION_ID.test(id)) await deleteConsoleSession(store.db, sha256(id));
+  const idHash = sessionIdHash(id);
+  if (idHash !== undefined) await deleteConsoleSession(store.db, idHash);
 }

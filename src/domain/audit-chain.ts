@@ -18,6 +18,9 @@ export interface AuditActor {
   readonly id: string;
 }
 
+/** The operator at the command line (`telematics admin …`), as the audit trail names them. */
+export const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
+
 /** What a caller records: the store numbers and chains it. */
 export interface AuditDraft {
   /** The company whose chain it joins; null for the service-wide chain. */

@@ -75,7 +75,12 @@ export interface Fleet {
   readonly companies: readonly FleetCompany[];
 }
 
-export interface FleetProblem { readonly path: string; readonly message: string }
+export interface FleetProblem {
+  readonly path: string;
+  readonly message: string;
+  /** Another change stored the same key first (a unique key taken between the checks and the write). */
+  readonly conflict?: boolean;
+}
 
 export type FleetValidation =
   | { readonly ok: true; readonly fleet: Fleet }

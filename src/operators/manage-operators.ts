@@ -6,8 +6,8 @@
  * Each change is an entry of the service-wide audit chain.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AuditActor } from '../domain/audit-chain.js';
-import { errors, ServiceError } from '../domain/errors.js';
+import { CLI_OPERATOR } from '../domain/audit-chain.js';
+import { RegistryError } from '../registry/manage-applications.js';
 import { hashPassword } from '../security/password-hash.js';
 import { appendAuditEntries } from '../store/audit-queries.js';
 import type { Db } from '../store/connection.js';
@@ -31,13 +31,11 @@ export interface OperatorPassword {
   readonly password?: string;
 }
 
-const CLI: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
-
 /** 24 characters of the CSPRNG (144 bits): typed once into a password manager. */
 const generatedPassword = () => randomBytes(18).toString('base64url');
 
 async function record(db: Db, action: string, email: string, now: number): Promise<void> {
-  await appendAuditEntries(db, [{ companyId: null, actor: CLI, action, target: email, outcome: 'success' }], now);
+  await appendAuditEntries(db, [{ companyId: null, actor: CLI_OPERATOR, action, target: email, outcome: 'success' }], now);
 }
 
 async function passwordHashOf(deps: OperatorDeps, email: string, given: string | undefined): Promise<{ hash: string; shown?: string }> {
@@ -47,7 +45,7 @@ async function passwordHashOf(deps: OperatorDeps, email: string, given: string |
 
 export async function addOperator(deps: OperatorDeps, emailText: string, password?: string): Promise<OperatorPassword> {
   const email = emailOf(emailText);
-  if (await findOperatorByEmail(deps.db, email)) throw new ServiceError(errors.userExists);
+  if (await findOperatorByEmail(deps.db, email)) throw new RegistryError(`operator ${email} already exists`, 'exists');
   const { hash, shown } = await passwordHashOf(deps, email, password);
   const now = deps.now();
   await inTransaction(deps.db, async (trx) => {
@@ -61,7 +59,7 @@ export async function addOperator(deps: OperatorDeps, emailText: string, passwor
 export async function setOperatorPasswordOf(deps: OperatorDeps, emailText: string, password?: string): Promise<OperatorPassword> {
   const email = emailOf(emailText);
   const operator = await findOperatorByEmail(deps.db, email);
-  if (!operator) throw new ServiceError(errors.userNotFound);
+  if (!operator) throw new RegistryError(`unknown operator ${email}`, 'unknown');
   const { hash, shown } = await passwordHashOf(deps, email, password);
   const now = deps.now();
   await inTransaction(deps.db, async (trx) => {
@@ -74,7 +72,7 @@ export async function setOperatorPasswordOf(deps: OperatorDeps, emailText: strin
 export async function removeOperator(deps: OperatorDeps, emailText: string): Promise<void> {
   const email = emailOf(emailText);
   const operator = await findOperatorByEmail(deps.db, email);
-  if (!operator) throw new ServiceError(errors.userNotFound);
+  if (!operator) throw new RegistryError(`unknown operator ${email}`, 'unknown');
   await inTransaction(deps.db, async (trx) => {
     await deleteOperator(trx, operator.id);
     await record(trx, 'operator.removed', email, deps.now());

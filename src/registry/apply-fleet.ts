@@ -25,12 +25,14 @@ import {
 } from '../store/registry-queries.js';
 import type { VehicleDevice } from '../domain/trackers.js';
 import { appendAuditEntries } from '../store/audit-queries.js';
-import type { AuditActor, AuditDraft } from '../domain/audit-chain.js';
+import { CLI_OPERATOR, type AuditActor, type AuditDraft } from '../domain/audit-chain.js';
 import type { Keyring } from '../security/keyring.js';
 import { hashSecret, verifySecret } from '../security/secret-hash.js';
 import { generateClientId, generateClientSecret, generateIngestKey, generateSignSecret } from '../security/generated-secrets.js';
 import { clientSecretMatches, hashClientSecret, openSignSecret, sealSignSecret } from './application-secrets.js';
 import type { IssuedCredentials } from './issued-credentials.js';
+import { classifyStoreError, isUniqueViolation } from '../store/classify-error.js';
+import { inTransaction } from '../store/in-transaction.js';
 
 export interface ApplyCounts { created: number; updated: number; unchanged: number }
 export interface FleetApplyResult {
@@ -44,8 +46,6 @@ export interface FleetApplyOptions {
   /** Who the audit trail names for the changes; the command line's operator by default. */
   readonly actor?: AuditActor;
 }
-
-const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
 
 export class FleetRejected extends Error {
   constructor(readonly problems: readonly FleetProblem[]) {
@@ -131,18 +131,23 @@ async function deviceProblems(db: Db, vehicle: FleetVehicle, existing: VehicleRo
 const deviceOf = (row: VehicleRow | undefined): VehicleDevice | null => (row?.device_protocol && row.device_id
   ? { protocol: row.device_protocol as VehicleDevice['protocol'], id: row.device_id } : null);
 
-/** Runs one entity's write; a database error is reported against that entity's path. */
+/**
+ * Runs one entity's write; a database error is reported against that entity's path. A database
+ * that is unreachable or busy is not a problem of the file: it goes up as it is (a 503, a retry).
+ */
 async function at<T>(path: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof FleetRejected) throw error;
+    if (error instanceof FleetRejected || classifyStoreError(error) === 'unavailable') throw error;
+    if (isUniqueViolation(error)) throw new FleetRejected([{ path, message: 'was registered by another change just now', conflict: true }]);
     throw new FleetRejected([{ path, message: `could not be stored: ${error instanceof Error ? error.message : String(error)}` }]);
   }
 }
 
+/** In the caller's transaction when there is one: a check of its own can go with the writes. */
 export async function applyFleet(db: Db, fleet: Fleet, keyring: Keyring, now: number, options: FleetApplyOptions = {}): Promise<FleetApplyResult> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const problems = await checkAgainstStore(trx, fleet, keyring, options);
     if (problems.length > 0) throw new FleetRejected(problems);
     const summary = { plans: counts(), oems: counts(), companies: counts(), applications: counts(), vehicles: counts() };

@@ -12,11 +12,9 @@ import type { Keyring } from '../security/keyring.js';
 import { generateClientId, generateClientSecret, generateSignSecret } from '../security/generated-secrets.js';
 import { hashClientSecret, sealSignSecret } from './application-secrets.js';
 import type { IssuedApplicationCredentials } from './issued-credentials.js';
-import type { AuditActor } from '../domain/audit-chain.js';
+import { CLI_OPERATOR, type AuditActor } from '../domain/audit-chain.js';
 import { appendAuditEntries } from '../store/audit-queries.js';
 import { inTransaction } from '../store/in-transaction.js';
-
-const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
 
 /** `write` and its audit entry in one transaction: an application's credentials change only with a record of it. */
 function audited(db: Db, companyId: string, clientId: string, action: string, details: Record<string, unknown>, now: number, actor: AuditActor, write: (trx: Db) => Promise<unknown>): Promise<void> {

@@ -7,11 +7,12 @@
  */
 import { parseNameSet } from '../domain/capabilities.js';
 import type { AuditActor } from '../domain/audit-chain.js';
-import { validateFleetFile } from '../domain/fleet-file.js';
+import { validateFleetFile, type FleetProblem } from '../domain/fleet-file.js';
 import { generateIngestKey } from '../security/generated-secrets.js';
 import type { Keyring } from '../security/keyring.js';
 import type { Db } from '../store/connection.js';
 import { findCompany, findOem, findPlan, findVehicleRow } from '../store/registry-queries.js';
+import { inTransaction } from '../store/in-transaction.js';
 import { applyFleet, FleetRejected, type FleetApplyResult } from './apply-fleet.js';
 import { RegistryError } from './manage-applications.js';
 
@@ -33,13 +34,31 @@ export function defined(record: Record<string, unknown>): Record<string, unknown
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
 }
 
-async function apply(deps: RegistryDeps, fragment: Record<string, unknown>, replaceSecrets = false): Promise<FleetApplyResult> {
+/** At most this many problems are named: a body of a million bad names gets a short answer. */
+const NAMED_PROBLEMS = 20;
+
+function rejected(problems: readonly FleetProblem[]): RegistryError {
+  const named = problems.slice(0, NAMED_PROBLEMS).map((p) => `${fieldOf(p.path)}: ${p.message}`);
+  if (problems.length > NAMED_PROBLEMS) named.push(`and ${problems.length - NAMED_PROBLEMS} more`);
+  return new RegistryError(named.join('; '), problems.some((p) => p.conflict) ? 'exists' : 'invalid');
+}
+
+interface ApplyOptions {
+  readonly replaceSecrets?: boolean;
+  /** Checked in the write's transaction (an add's "not there yet"), so two racing adds cannot both pass it. */
+  readonly first?: (trx: Db) => Promise<void>;
+}
+
+async function apply(deps: RegistryDeps, fragment: Record<string, unknown>, options: ApplyOptions = {}): Promise<FleetApplyResult> {
   const validation = validateFleetFile(fragment);
-  if (!validation.ok) throw new RegistryError(validation.problems.map((p) => `${fieldOf(p.path)}: ${p.message}`).join('; '));
+  if (!validation.ok) throw rejected(validation.problems);
   try {
-    return await applyFleet(deps.db, validation.fleet, deps.keyring(), deps.now(), { replaceSecrets, actor: deps.actor });
+    return await inTransaction(deps.db, async (trx) => {
+      await options.first?.(trx);
+      return applyFleet(trx, validation.fleet, deps.keyring(), deps.now(), { replaceSecrets: options.replaceSecrets ?? false, actor: deps.actor });
+    });
   } catch (error) {
-    if (error instanceof FleetRejected) throw new RegistryError(error.problems.map((p) => `${fieldOf(p.path)}: ${p.message}`).join('; '));
+    if (error instanceof FleetRejected) throw rejected(error.problems);
     throw error;
   }
 }
@@ -63,8 +82,9 @@ const PLAN_FIELDS = ['datapoints', 'commands'] as const;
 /** Everything unless narrowed, as an OEM: a plan names what a company may use. */
 export async function addPlan(deps: RegistryDeps, fields: EntryFields): Promise<{ name: string }> {
   const name = keyText(fields.name, 'name');
-  if (await findPlan(deps.db, name)) throw new RegistryError(`plan "${name}" already exists`, 'exists');
-  await apply(deps, { plans: [{ name, datapoints: '*', commands: '*', ...pick(fields, ['name', ...PLAN_FIELDS]) }] });
+  await apply(deps, { plans: [{ name, datapoints: '*', commands: '*', ...pick(fields, ['name', ...PLAN_FIELDS]) }] }, {
+    first: async (trx) => { if (await findPlan(trx, name)) throw new RegistryError(`plan "${name}" already exists`, 'exists'); },
+  });
   return { name };
 }
 
@@ -82,9 +102,10 @@ const OEM_FIELDS = ['connector', 'base_url', 'datapoints', 'commands'] as const;
 /** Its ingest key is generated here and answered once. */
 export async function addOem(deps: RegistryDeps, fields: EntryFields): Promise<{ name: string; ingest_key: string }> {
   const name = keyText(fields.name, 'name');
-  if (await findOem(deps.db, name)) throw new RegistryError(`OEM "${name}" already exists`, 'exists');
   const ingestKey = generateIngestKey();
-  await apply(deps, { oems: [{ name, datapoints: '*', commands: '*', ...pick(fields, ['name', ...OEM_FIELDS]), ingest_key: ingestKey }] });
+  await apply(deps, { oems: [{ name, datapoints: '*', commands: '*', ...pick(fields, ['name', ...OEM_FIELDS]), ingest_key: ingestKey }] }, {
+    first: async (trx) => { if (await findOem(trx, name)) throw new RegistryError(`OEM "${name}" already exists`, 'exists'); },
+  });
   return { name, ingest_key: ingestKey };
 }
 
@@ -96,7 +117,7 @@ export async function changeOem(deps: RegistryDeps, name: string, fields: EntryF
     name: row.name, connector: row.connector, base_url: row.base_url ?? undefined,
     datapoints: parseNameSet(row.datapoints), commands: parseNameSet(row.commands), ...pick(fields, OEM_FIELDS), ingest_key: ingestKey,
   });
-  const result = await apply(deps, { oems: [wanted] }, ingestKey !== undefined);
+  const result = await apply(deps, { oems: [wanted] }, { replaceSecrets: ingestKey !== undefined });
   return { name: row.name, changed: result.changed, ...(ingestKey === undefined ? {} : { ingest_key: ingestKey }) };
 }
 
@@ -110,8 +131,9 @@ async function companyEntry(db: Db, id: string, missing: 'unknown' | 'invalid') 
 
 export async function addCompany(deps: RegistryDeps, fields: EntryFields): Promise<{ id: string }> {
   const id = keyText(fields.id, 'id');
-  if (await findCompany(deps.db, id)) throw new RegistryError(`company "${id}" already exists`, 'exists');
-  await apply(deps, { companies: [pick(fields, ['id', 'name', 'plan'])] });
+  await apply(deps, { companies: [pick(fields, ['id', 'name', 'plan'])] }, {
+    first: async (trx) => { if (await findCompany(trx, id)) throw new RegistryError(`company "${id}" already exists`, 'exists'); },
+  });
   return { id };
 }
 
@@ -127,14 +149,17 @@ const VEHICLE_FIELDS = ['plate', 'oem', 'model', 'year', 'status', 'ownership', 
 export async function addVehicle(deps: RegistryDeps, companyId: unknown, fields: EntryFields): Promise<{ vin: string }> {
   const company = keyText(companyId, 'company');
   const vin = keyText(fields.vin, 'vin');
-  const existing = await findVehicleRow(deps.db, vin);
-  // A VIN belongs to one company, and its data with it: a change cannot move it.
-  if (existing && existing.company_id !== company) {
-    throw new RegistryError(`vehicle ${vin} is registered to company "${existing.company_id}", not "${company}": check the VIN (a vehicle cannot be moved between companies)`);
-  }
-  if (existing) throw new RegistryError(`vehicle ${vin} already exists`, 'exists');
   const entry = pick(fields, ['vin', ...VEHICLE_FIELDS]);
-  await apply(deps, { companies: [{ ...(await companyEntry(deps.db, company, 'invalid')), vehicles: [entry] }] });
+  await apply(deps, { companies: [{ ...(await companyEntry(deps.db, company, 'invalid')), vehicles: [entry] }] }, {
+    first: async (trx) => {
+      const existing = await findVehicleRow(trx, vin);
+      // A VIN belongs to one company, and its data with it: a change cannot move it.
+      if (existing && existing.company_id !== company) {
+        throw new RegistryError(`vehicle ${vin} is registered to company "${existing.company_id}", not "${company}": check the VIN (a vehicle cannot be moved between companies)`);
+      }
+      if (existing) throw new RegistryError(`vehicle ${vin} already exists`, 'exists');
+    },
+  });
   return { vin };
 }
 

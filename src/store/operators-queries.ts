@@ -34,9 +34,9 @@ export async function setOperatorPassword(db: Db, id: string, passwordHash: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** A re-made hash of the same password (a cost change): sessions stay. */
-export async function refreshOperatorHash(db: Db, id: string, passwordHash: string): Promise<void> {
-  await db.updateTable('operators').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+/** A re-made hash of the same password (a cost change): sessions stay; nothing is written if the password changed since `version`. */
+export async function refreshOperatorHash(db: Db, id: string, version: number, passwordHash: string): Promise<void> {
+  await db.updateTable('operators').set({ password_hash: passwordHash }).where('id', '=', id).where('version', '=', version).execute();
 }
 
 export async function deleteOperator(db: Db, id: string): Promise<boolean> {

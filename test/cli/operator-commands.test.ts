@@ -47,16 +47,16 @@ describe.each(DATABASE_KINDS)('admin operator on %s', (kind) => {
     expect(JSON.stringify(listed)).not.toContain(match![1]!);
 
     const again = await admin('add', '--email', 'root@ops.example');
-    expect(again).toMatchObject({ code: 1, err: 'telematics: A user with this e-mail already exists.\n' });
+    expect(again).toMatchObject({ code: 1, err: 'telematics: operator root@ops.example already exists\n' });
     expect((await admin('add', '--email', 'not-an-email')).err).toBe('telematics: Invalid user: email must be an e-mail address.\n');
 
     const replaced = JSON.parse((await admin('password', '--email', 'root@ops.example', '--json')).out);
     expect(replaced).toEqual({ email: 'root@ops.example', password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/) });
     expect((await svc.request('GET', '/operator/session', { headers: { cookie: `telematics_operator=${sessionOf(signed)}` } })).status).toBe(204);
     expect((await signIn('root@ops.example', replaced.password)).status).toBe(200);
-    expect((await admin('remove', '--email', 'root@ops.example')).out).toBe('removed root@ops.example\n');
+    expect((await admin('remove', '--email', 'root@ops.example')).out).toBe('operator root@ops.example removed\n');
     expect((await signIn('root@ops.example', replaced.password)).status).toBe(401);
-    expect((await admin('remove', '--email', 'root@ops.example')).err).toBe('telematics: User not found.\n');
+    expect((await admin('remove', '--email', 'root@ops.example')).err).toBe('telematics: unknown operator root@ops.example\n');
 
     const trail = await svc.store.db.selectFrom('audit_entries').select(['chain', 'actor_id', 'action', 'target']).where('action', 'like', 'operator.%').orderBy('seq').execute();
     expect(trail.filter((e) => e.actor_id === 'cli').map((e) => `${e.chain} ${e.action} ${e.target}`)).toEqual([

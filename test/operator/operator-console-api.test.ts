@@ -84,6 +84,12 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
     expect(added.body).toEqual({ name: 'tracking', datapoints: ['latitude', 'longitude', 'vin'], commands: [] });
     expect((await op('POST', '/plans', { name: 'everything' })).body).toEqual({ name: 'everything', datapoints: '*', commands: '*' });
     expect((await op('POST', '/plans', { name: 'tracking' }))).toMatchObject({ status: 409, body: { detail: 'Already registered: plan "tracking" already exists.' } });
+    // Two adds of one name at once: one is made, the other is told it is there.
+    const racing = await Promise.all([op('POST', '/plans', { name: 'racing' }), op('POST', '/plans', { name: 'racing' })]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
+    const many = await op('POST', '/plans', { name: 'many', datapoints: Array.from({ length: 500 }, (_, i) => `nope_${i}`) });
+    expect(many.status).toBe(400);
+    expect(many.body.detail).toMatch(/; and 480 more\.$/);
     const bad = await op('POST', '/plans', { name: 'bad', datapoints: ['altitude_of_the_moon'] });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toMatch(/^Invalid entry: datapoints\[0\]: .*altitude_of_the_moon/);
@@ -143,6 +149,7 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
     const token = await svc.token(clientId, clientSecret);
     expect((await svc.request('GET', '/vehicle', { headers: { authorization: `Bearer ${token}` } })).body).toMatchObject([{ vin: VIN }]);
     expect(JSON.stringify((await op('GET', '/applications?company=gamma')).body)).not.toContain(clientSecret);
+    expect((await op('GET', '/applications')).body).toEqual({ detail: 'Invalid entry: company: is required (the list is one company\'s applications).' });
 
     const rotated = await op('POST', `/applications/${clientId}/secrets`, { only: 'client' });
     expect(rotated.body.credentials).toEqual({ company: 'gamma', application: 'fleet-app', client_id: clientId, client_secret: expect.stringMatching(/^tcs_/) });
@@ -154,6 +161,9 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
     expect((await op('PATCH', `/applications/${clientId}`, { enabled: 'no' })).body.detail).toBe('Invalid entry: enabled: must be true or false.');
     expect((await op('PATCH', `/applications/${clientId}`, { token_lifetime: 5 })).status).toBe(400);
     expect((await op('PATCH', `/applications/${clientId}`, { scopes: ['fly:away'] })).status).toBe(400);
+    // Whole or not at all: a good lifetime beside a bad scope changes nothing.
+    expect((await op('PATCH', `/applications/${clientId}`, { token_lifetime: 900, scopes: ['fly:away'] })).status).toBe(400);
+    expect((await op('GET', '/applications?company=gamma')).body.data[0]).toMatchObject({ token_lifetime: 600 });
     expect((await op('PATCH', '/applications/app_nosuch', { enabled: true })).status).toBe(404);
     expect((await op('POST', '/applications', { company: 'gamma', name: 'fleet-app' })).status).toBe(409);
     expect((await op('POST', `/applications/${clientId}/secrets`, { only: 'all' })).status).toBe(400);
@@ -180,8 +190,10 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
       `vehicle.created ${VIN}`, `vehicle.updated ${VIN}`, 'application.disabled ' + rows.find((r) => r.action === 'application.created')!.target,
     ]));
     expect(rows.filter((r) => r.action === 'operator.signed_in').length).toBeGreaterThan(0);
-    const verify = await svc.store.db.selectFrom('audit_entries').select('action').where('actor_kind', '=', 'operator').where('action', '=', 'operator.signed_in').where('outcome', '=', 'failure').execute();
-    expect(verify.length).toBeGreaterThan(0);
+    const failures = await svc.store.db.selectFrom('audit_entries').select(['actor_id', 'target']).where('action', '=', 'operator.signed_in').where('outcome', '=', 'failure').execute();
+    // A wrong password, and an unknown e-mail (its entry keeps no e-mail: the work is the same, the record says nothing of who typed what).
+    expect(failures).toEqual(expect.arrayContaining([{ actor_id: EMAIL, target: EMAIL }, { actor_id: 'unknown', target: null }]));
+    expect(JSON.stringify(failures)).not.toContain('nobody@operator.example');
   });
 
   it('when the operator\'s password is replaced from the command line, or they are removed, then their sessions end', async () => {

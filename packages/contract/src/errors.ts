@@ -131,7 +131,7 @@ export const errors = Object.freeze({
   shareLinkGone: entry('TLM_SHARE_LINK_GONE', 410, 'This share link has expired or was revoked.'),
   tooManyShareLinks: entry('TLM_TOO_MANY_SHARE_LINKS', 409, 'A vehicle may have at most {max} open share links.'),
 
-  // The operator console (/operator/session, /operator/api/*: docs/operator.md)
+  // The operator console (/operator/session, /operator/api/*: docs/operator-console.md)
   registryEntryInvalid: entry('TLM_REGISTRY_ENTRY_INVALID', 400, 'Invalid entry: {problem}.'),
   registryEntryNotFound: entry('TLM_REGISTRY_ENTRY_NOT_FOUND', 404, 'Not found: {problem}.'),
   registryEntryExists: entry('TLM_REGISTRY_ENTRY_EXISTS', 409, 'Already registered: {problem}.'),

@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import { MAX_TOKEN_LIFETIME, MIN_TOKEN_LIFETIME } from '../../domain/vehicle.js';
 import { readScopeList, scopeListProblem, SCOPES, type Scope } from '../../domain/scopes.js';
 import {
-  createApplication, RegistryError, rotateApplicationSecrets, setApplicationEnabled, setApplicationScopes, setApplicationTokenLifetime, type SecretKind,
+  createApplication, rotateApplicationSecrets, setApplicationEnabled, setApplicationScopes, setApplicationTokenLifetime, type SecretKind,
 } from '../../registry/manage-applications.js';
 import type { IssuedApplicationCredentials } from '../../registry/issued-credentials.js';
 import { listApplications } from '../../store/applications-queries.js';
 import { emit, table, UsageError, type Output } from '../output.js';
+import { asUsage } from './admin-context.js';
 import { withStore, withStoreOptions } from '../store-context.js';
 
 function printCredentials(output: Output, credentials: IssuedApplicationCredentials): void {
@@ -32,15 +33,6 @@ export function scopesOption(value: string): readonly Scope[] | '*' {
   return readScopeList(names).scopes;
 }
 
-/** Registry errors are operator mistakes: one line, exit 1. */
-async function asUsage<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof RegistryError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 export function registerAppCommands(admin: Command): void {
   const app = admin.command('app').description('company applications and their credentials');

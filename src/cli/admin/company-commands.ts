@@ -3,7 +3,7 @@ import { addCompany, changeCompany } from '../../registry/registry-entries.js';
 import { listCompanies } from '../../store/registry-queries.js';
 import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { asUsage, defined, registryDepsOf } from './apply-registry-change.js';
+import { asUsage, defined, registryDepsOf } from './admin-context.js';
 
 export function registerCompanyCommands(admin: Command): void {
   const company = admin.command('company').description('companies');

@@ -4,7 +4,7 @@ import { addOem, changeOem } from '../../registry/registry-entries.js';
 import { listOems } from '../../store/registry-queries.js';
 import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { asUsage, defined, nameList, registryDepsOf } from './apply-registry-change.js';
+import { asUsage, defined, nameList, registryDepsOf } from './admin-context.js';
 
 export function registerOemCommands(admin: Command): void {
   const oem = admin.command('oem').description('automakers (OEMs): connector, capabilities, ingest key');

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { ServiceError } from '../../domain/errors.js';
 import { userSettingsOf } from '../../config/component-settings.js';
 import { addOperator, listOperators, removeOperator, setOperatorPasswordOf, type OperatorDeps, type OperatorPassword } from '../../operators/manage-operators.js';
 import { emit, table, UsageError, type Output } from '../output.js';
+import { asUsage } from './admin-context.js';
 import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
 
 /**
@@ -12,17 +12,11 @@ import { withStore, withStoreOptions, type StoreContext } from '../store-context
  */
 const depsOf = (ctx: StoreContext): OperatorDeps => ({ db: ctx.store.db, passwordHashCost: userSettingsOf(ctx.config).passwordHashCost, now: () => Date.now() });
 
-async function asUsage<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ServiceError) throw new UsageError(error.detail);
-    throw error;
-  }
-}
 
 /** The first line of standard input, for `--password-stdin` (a password never belongs in argv or the shell's history). */
 async function passwordFromStdin(): Promise<string> {
+  // Typed at a terminal it would be echoed there: pipe it from a password manager or a file.
+  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a pipe, not a terminal (a typed password would be shown): printf \'%s\\n\' "$PASSWORD" | telematics admin operator …');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
@@ -59,7 +53,7 @@ export function registerOperatorCommands(admin: Command): void {
     .requiredOption('--email <address>', 'whom')
     .action(async (opts: Record<string, string>) => withStore(opts, async (ctx) => {
       await asUsage(() => removeOperator(depsOf(ctx), opts.email!));
-      emit(ctx.output, { removed: opts.email!.toLowerCase() }, () => `removed ${opts.email!.toLowerCase()}`);
+      emit(ctx.output, { removed: opts.email!.toLowerCase() }, () => `operator ${opts.email!.toLowerCase()} removed`);
     }));
 
   withStoreOptions(operator.command('list').description('the operators (never a password)'))

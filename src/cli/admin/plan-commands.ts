@@ -4,7 +4,7 @@ import { addPlan, changePlan } from '../../registry/registry-entries.js';
 import { listPlans } from '../../store/registry-queries.js';
 import { emit, table } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { asUsage, defined, nameList, registryDepsOf } from './apply-registry-change.js';
+import { asUsage, defined, nameList, registryDepsOf } from './admin-context.js';
 
 export function registerPlanCommands(admin: Command): void {
   const plan = admin.command('plan').description('package plans: which datapoints and commands a company may use');

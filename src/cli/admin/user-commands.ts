@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ServiceError } from '../../domain/errors.js';
 import { ROLES } from '../../domain/roles.js';
 import { formatIsoWithOffset } from '../../domain/time.js';
 import {
@@ -7,7 +6,8 @@ import {
 } from '../../users/manage-users.js';
 import type { UserDeps } from '../../users/user-deps.js';
 import { userSettingsOf } from '../../config/component-settings.js';
-import { emit, table, UsageError, type Output } from '../output.js';
+import { emit, table, type Output } from '../output.js';
+import { asUsage } from './admin-context.js';
 import { withStore, withStoreOptions, type StoreContext } from '../store-context.js';
 
 /**
@@ -22,15 +22,6 @@ const depsOf = (ctx: StoreContext): UserDeps => ({
   store: ctx.store, get keyring() { return ctx.keyring(); }, clock: { now: () => Date.now() }, users: userSettingsOf(ctx.config),
 });
 
-/** The catalogue's answers are the operator's mistakes here: one line, exit 1. */
-async function asUsage<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ServiceError) throw new UsageError(error.detail);
-    throw error;
-  }
-}
 
 function printLink(output: Output, invitation: Invitation, base: string | undefined): void {
   const path = `/console/#password=${invitation.link.token}`;

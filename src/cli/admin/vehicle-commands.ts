@@ -5,7 +5,7 @@ import { formatIsoLocal } from '../../domain/time.js';
 import { DEVICE_TEXT_EXAMPLES, parseDeviceText, type VehicleDevice } from '../../domain/trackers.js';
 import { emit, table, UsageError } from '../output.js';
 import { withStore, withStoreOptions } from '../store-context.js';
-import { asUsage, defined, numberFlag, registryDepsOf } from './apply-registry-change.js';
+import { asUsage, defined, numberFlag, registryDepsOf } from './admin-context.js';
 
 function vehicleOptions(command: Command): Command {
   return command

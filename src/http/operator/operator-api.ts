@@ -3,7 +3,7 @@
  * /operator/session: plans, automakers, companies, vehicles and their trackers, applications and
  * their credentials. Every change goes through the same use cases as the command line (and so
  * the fleet file's checks, `applyFleet` and the audit trail, naming the operator's e-mail). No
- * answer is cached, and secrets are answered once. Not in the OpenAPI document: docs/operator.md.
+ * answer is cached, and secrets are answered once. Not in the OpenAPI document: docs/operator-console.md.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ConsoleSessionSettings } from '../../auth/console-sessions.js';

@@ -5,7 +5,7 @@
  * the names the registry's forms offer (connectors, trackers, datapoints, commands, scopes), so
  * the page and the service never disagree on them.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { COMMAND_NAMES, DATAPOINT_NAMES } from '@telematics/contract';
 import type { ConsoleSessionSettings } from '../../auth/console-sessions.js';
 import { addressKey } from '../../domain/client-address.js';
@@ -33,7 +33,7 @@ const CHOICES = Object.freeze({
 const describe = (session: OperatorSession) => ({ operator: { email: session.operator.email }, expires: formatIsoLocal(session.expiresAt), choices: CHOICES });
 
 export function operatorSessionRoutes(deps: AppDeps, sessions: ConsoleSessionSettings, passwordHashCost: number, limits: RequestLimits): FastifyPluginAsync {
-  const refuseCrossSite = async (request: import('fastify').FastifyRequest) => {
+  const refuseCrossSite = async (request: FastifyRequest) => {
     if (isCrossSite(request)) throw new ServiceError(errors.consoleCrossSite);
   };
   const warnIfPlain = plainHttpWarning('operator console');
@@ -54,7 +54,7 @@ export function operatorSessionRoutes(deps: AppDeps, sessions: ConsoleSessionSet
       const opened = await openOperatorSession(deps.store.db, operator, deps.clock.now(), sessions);
       warnIfPlain(request);
       operatorCookie.set(request, reply, opened.id, Math.floor(sessions.maxMs / 1000));
-      request.log.info({ operator: operator.email }, 'operator sign-in');
+      request.log.info({ operator_id: operator.id }, 'operator sign-in');
       reply.header('cache-control', 'no-store');
       return describe(opened);
     });

@@ -1,8 +1,10 @@
 /**
- * The admin commands' side of registry/registry-entries.ts: the entry's use case with the
- * command line's operator as the actor, its mistakes as one-line usage errors.
+ * What the admin commands share: the use cases' dependencies with the command line's operator as
+ * the actor, their mistakes (registry errors, the catalogue's answers) as one-line usage errors,
+ * and the flags' forms.
  */
-import type { AuditActor } from '../../domain/audit-chain.js';
+import { CLI_OPERATOR } from '../../domain/audit-chain.js';
+import { ServiceError } from '../../domain/errors.js';
 import { RegistryError } from '../../registry/manage-applications.js';
 import type { RegistryDeps } from '../../registry/registry-entries.js';
 import { UsageError } from '../output.js';
@@ -10,16 +12,15 @@ import type { StoreContext } from '../store-context.js';
 
 export { defined } from '../../registry/registry-entries.js';
 
-const CLI_OPERATOR: AuditActor = Object.freeze({ kind: 'operator', id: 'cli' });
-
 export const registryDepsOf = (ctx: StoreContext): RegistryDeps => ({ db: ctx.store.db, keyring: () => ctx.keyring(), now: () => Date.now(), actor: CLI_OPERATOR });
 
-/** Registry errors are operator mistakes: one line, exit 1; an entry already there names the command that changes it. */
+/** The operator's mistakes: one line, exit 1; an entry already there names the command that changes it. */
 export async function asUsage<T>(run: () => Promise<T>, changeWith?: string): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof RegistryError) throw new UsageError(error.kind === 'exists' && changeWith !== undefined ? `${error.message} (${changeWith})` : error.message);
+    if (error instanceof ServiceError) throw new UsageError(error.detail);
     throw error;
   }
 }
