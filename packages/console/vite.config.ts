@@ -14,7 +14,8 @@ export default defineConfig({
     // The map chunk (MapLibre) is large by nature and loaded only when a map is shown.
     chunkSizeWarningLimit: 1500,
     assetsInlineLimit: 0,
-    // Two pages: the console, and the map a share link opens (share.html, served at /share/<token>).
-    rollupOptions: { input: { index: 'index.html', share: 'share.html' } },
+    // Three pages: the console, the map a share link opens (share.html, served at /share/<token>)
+    // and the operator console (operator.html, served at /operator/).
+    rollupOptions: { input: { index: 'index.html', share: 'share.html', operator: 'operator.html' } },
   },
 });

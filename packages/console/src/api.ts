@@ -23,6 +23,9 @@ let serverClockAheadMs = 0;
 /** Now on the service's clock (to a second): a record's age is judged as the service judges it. */
 export const serverNow = (): number => Date.now() + serverClockAheadMs;
 
+/** A refused sign-in is a wrong password, not a session that ended. */
+const SIGN_IN_PATHS: ReadonlySet<string> = new Set(['/console/session', '/operator/session']);
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
@@ -34,7 +37,7 @@ export async function call<T>(method: Method, path: string, body?: unknown): Pro
   const data: unknown = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     const detail = typeof (data as { detail?: unknown } | null)?.detail === 'string' ? (data as { detail: string }).detail : response.statusText;
-    if (response.status === 401 && path !== '/console/session') for (const listener of signedOutListeners) listener();
+    if (response.status === 401 && !SIGN_IN_PATHS.has(path)) for (const listener of signedOutListeners) listener();
     throw new ApiError(response.status, detail);
   }
   return data as T;

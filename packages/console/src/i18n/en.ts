@@ -1,5 +1,6 @@
 import { alertTextsEn } from './alert-texts.js';
 import { geofenceTextsEn } from './geofence-texts.js';
+import { operatorTextsEn } from './operator-texts.js';
 import { shareTextsEn } from './share-texts.js';
 
 /** The console's English texts: the source of keys (pt-BR.ts must have every one, checked by tsc). */
@@ -161,12 +162,13 @@ const ownTexts = {
   vehicleOnMap: '{plate}: {state}. Open the vehicle',
 } as const;
 
-export const en = { ...ownTexts, ...geofenceTextsEn, ...alertTextsEn, ...shareTextsEn } as const;
+export const en = { ...ownTexts, ...geofenceTextsEn, ...alertTextsEn, ...shareTextsEn, ...operatorTextsEn } as const;
 
 export type MessageKey = keyof typeof en;
 
 /** The texts of each area spread into one object: a key in two of them would silently take one. */
 type Shared<A, B> = Extract<keyof A, keyof B>;
 const distinctKeys: [Shared<typeof geofenceTextsEn, typeof alertTextsEn> | Shared<typeof geofenceTextsEn & typeof alertTextsEn, typeof ownTexts>
-  | Shared<typeof shareTextsEn, typeof geofenceTextsEn & typeof alertTextsEn & typeof ownTexts>] extends [never] ? true : false = true;
+  | Shared<typeof shareTextsEn, typeof geofenceTextsEn & typeof alertTextsEn & typeof ownTexts>
+  | Shared<typeof operatorTextsEn, typeof shareTextsEn & typeof geofenceTextsEn & typeof alertTextsEn & typeof ownTexts>] extends [never] ? true : false = true;
 void distinctKeys;

@@ -1,6 +1,7 @@
 import { alertTextsPtBR } from './alert-texts.js';
 import type { MessageKey } from './en.js';
 import { geofenceTextsPtBR } from './geofence-texts.js';
+import { operatorTextsPtBR } from './operator-texts.js';
 import { shareTextsPtBR } from './share-texts.js';
 
 /** Brazilian Portuguese: every key of en.ts (a missing one fails tsc). */
@@ -163,4 +164,5 @@ export const ptBR: Record<MessageKey, string> = {
   ...geofenceTextsPtBR,
   ...alertTextsPtBR,
   ...shareTextsPtBR,
+  ...operatorTextsPtBR,
 };
