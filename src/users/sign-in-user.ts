@@ -1,7 +1,8 @@
 /**
  * A person's sign-in: e-mail and password, then the second factor when one is enrolled (a TOTP
- * code, or one of the recovery codes, each good once). An unknown e-mail costs a hash too, and
- * answers as a wrong password does, so the answer and its time tell nothing of who exists.
+ * code, or one of the recovery codes, each good once). An unknown e-mail costs a hash and an
+ * audit entry too, and answers as a wrong password does, so the answer and its time tell nothing
+ * of who exists.
  * Throttling is the caller's (the HTTP route takes from the same limits as POST /token, keyed by
  * the e-mail and the address): nothing here locks an account, so nobody can lock someone else out.
  * A sign-in and a failure of a known person are audit entries of the person's company.
@@ -32,6 +33,12 @@ export async function verifyUserSignIn(deps: UserDeps, email: string, password: 
   const user = await findUserByEmail(deps.store.db, email.toLowerCase());
   if (!user || user.password_hash === null) {
     await verifyAgainstNothing(password, cost);
+    // As a wrong password's, an entry: a known person's in their company's chain (invited, no
+    // password yet), nobody's in the service-wide one, keeping no typed e-mail.
+    const failure: AuditDraft = user
+      ? entry(user, 'failure', { reason: 'no password yet' })
+      : { companyId: null, actor: { kind: 'user', id: 'unknown' }, action: 'user.signed_in', target: null, outcome: 'failure', details: { reason: 'unknown e-mail' } };
+    await appendAuditEntries(deps.store.db, [failure], deps.clock.now());
     throw new ServiceError(errors.invalidUserCredentials);
   }
   if (!(await verifyPassword(password, user.password_hash))) return failed(deps, user, 'password', new ServiceError(errors.invalidUserCredentials));

@@ -169,6 +169,11 @@ describe.each(DATABASE_KINDS)('console users on %s', (kind) => {
     expect((await svc.request('GET', '/console/api/me', { headers: as(cookies.viewer) })).body.second_factor).toBe(true);
     const failures = await svc.request('GET', '/console/api/audit?action=user.signed_in', { headers: as(cookies.owner) });
     expect(failures.body.data.filter((e: { outcome: string; target: string }) => e.outcome === 'failure' && e.target === EMAIL('viewer')).length).toBeGreaterThanOrEqual(3);
+    // An e-mail nobody has costs an entry too (the same work as a wrong password), nobody's, in the service-wide chain, keeping no e-mail.
+    expect((await signIn('nobody-at-all@alpha.example', 'some long password here')).res.status).toBe(401);
+    const unknown = await svc.store.db.selectFrom('audit_entries').select(['chain', 'actor_id', 'target', 'details']).where('action', '=', 'user.signed_in').where('actor_id', '=', 'unknown').execute();
+    expect(unknown).toContainEqual({ chain: '-', actor_id: 'unknown', target: null, details: '{"reason":"unknown e-mail"}' });
+    expect(JSON.stringify(unknown)).not.toContain('nobody-at-all');
   });
 
   it('when a role changes, then that person\'s sessions end at once; a reset ends them too and its link works once', async () => {
