@@ -30,7 +30,7 @@ const TEXTS = {
     editVehicle: 'Editar o veículo',
     edit: 'Editar', plate: 'Placa', model: 'Modelo', year: 'Ano', oem: 'Montadora', protocol: 'Protocolo do rastreador', trackerId: 'Id do rastreador',
     ingestKey: 'Chave de ingestão', clientSecret: 'Segredo do cliente', signSecret: 'Segredo de assinatura', rotate: 'Trocar segredos',
-    rotateYes: 'Sim, trocar', both: 'Os dois', once: 'não serão mostradas novamente', imeiRule: 'a 15-digit IMEI',
+    rotateYes: 'Sim, trocar', both: 'Os dois', once: 'não serão mostradas novamente', imeiRule: 'um IMEI de 15 dígitos',
   },
 } as const;
 

@@ -115,6 +115,9 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
     expect((await svc.ingest([], { oem: 'trackerco', key })).status).toBe(401);
     expect((await svc.ingest([], { oem: 'trackerco', key: replaced.body.ingest_key })).status).not.toBe(401);
     expect((await op('POST', '/oems', { name: 'cloudco', connector: 'http' })).body.detail).toBe('Invalid entry: base_url: is required for the http connector.');
+    expect((await op('POST', '/oems', { name: 'cloudco', connector: 'http', base_url: 'https://cloud.example/api' })).body).toMatchObject({ base_url: 'https://cloud.example/api' });
+    // null clears what a change would otherwise keep.
+    expect((await op('PATCH', '/oems/cloudco', { connector: 'sim', base_url: null })).body).toMatchObject({ connector: 'sim', base_url: null });
     expect((await op('PATCH', '/oems/trackerco', { ingest_key: 'tik_mine' })).body.detail).toMatch(/^Invalid entry: ingest_key: is not a field here/);
   });
 

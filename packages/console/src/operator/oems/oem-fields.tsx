@@ -16,12 +16,12 @@ export function OemFields(props: { choices: Choices; oem?: Oem }) {
   );
 }
 
-/** The fields as the API takes them; an empty base URL is left out (the service keeps the one it has). */
-export function oemFieldsOf(form: HTMLFormElement): { connector: string; base_url?: string; datapoints: NameSet; commands: NameSet } {
+/** The fields as the API takes them; an empty base URL is left out of an add and clears an edited one (null). */
+export function oemFieldsOf(form: HTMLFormElement, editing: boolean): { connector: string; base_url?: string | null; datapoints: NameSet; commands: NameSet } {
   const fields = new FormData(form);
   const baseUrl = String(fields.get('base_url') ?? '').trim();
   return {
-    connector: String(fields.get('connector')), ...(baseUrl === '' ? {} : { base_url: baseUrl }),
+    connector: String(fields.get('connector')), ...(baseUrl !== '' ? { base_url: baseUrl } : editing ? { base_url: null } : {}),
     datapoints: nameSetOf(form, 'datapoints'), commands: nameSetOf(form, 'commands'),
   };
 }

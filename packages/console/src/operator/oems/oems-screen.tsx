@@ -31,10 +31,10 @@ export function OemsScreen({ choices }: { choices: Choices }) {
   if (!oems.data) return <p class="loading">{t('loading')}</p>;
   const add = (form: HTMLFormElement) => {
     const name = String(new FormData(form).get('name') ?? '').trim();
-    return entries.submitAdd(name, async () => { setIssued(await operatorCall<WithKey>('POST', '/oems', { name, ...oemFieldsOf(form) })); });
+    return entries.submitAdd(name, async () => { setIssued(await operatorCall<WithKey>('POST', '/oems', { name, ...oemFieldsOf(form, false) })); });
   };
   const save = (oem: Oem) => (form: HTMLFormElement) => entries.submitEdit(oem.name, async () => {
-    await operatorCall('PATCH', `/oems/${segment(oem.name)}`, oemFieldsOf(form));
+    await operatorCall('PATCH', `/oems/${segment(oem.name)}`, oemFieldsOf(form, true));
   });
   const replaceKey = (oem: Oem) => replace.run(async () => {
     setIssued(await operatorCall<WithKey>('POST', `/oems/${segment(oem.name)}/ingest-key`, {}));

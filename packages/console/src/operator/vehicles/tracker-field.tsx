@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useI18n } from '../../i18n/i18n.js';
+import { choiceLabel } from '../parts/choice-label.js';
 import type { Choices, Vehicle } from '../operator-api.js';
 import { SelectField } from '../parts/select-field.js';
 
@@ -19,7 +20,7 @@ export function TrackerField(props: { id: string; choices: Choices; device: Vehi
             <input name="device_id" required maxLength={64} spellcheck={false} inputMode={/^\d+$/.test(rule.id_example) ? 'numeric' : undefined}
               defaultValue={props.device?.protocol === rule.name ? props.device.id : ''} aria-describedby={`${props.id}-tracker-rule`} />
           </label>
-          <p id={`${props.id}-tracker-rule`} class="help">{t('opTrackerRule', { protocol: rule.name, rule: rule.id_rule, example: rule.id_example })}</p>
+          <p id={`${props.id}-tracker-rule`} class="help">{t('opTrackerRule', { protocol: rule.name, rule: choiceLabel(t, 'idRule', rule.name, rule.id_rule), example: rule.id_example })}</p>
         </>
       ) : null}
     </fieldset>
