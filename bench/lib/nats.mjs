@@ -7,14 +7,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './processes.mjs';
+import { freePorts } from './processes.mjs';
 
 const BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
 
 export async function startNats(count = 1) {
   const dir = mkdtempSync(join(tmpdir(), 'telematics-bench-nats-'));
   const ports = [];
-  for (let i = 0; i < count; i++) ports.push({ client: await freePort(), cluster: await freePort() });
+  const free = await freePorts(2 * count);
+  for (let i = 0; i < count; i++) ports.push({ client: free[2 * i], cluster: free[2 * i + 1] });
   const children = ports.map((p, i) => {
     const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', `b${i + 1}`, '-js', '-sd', join(dir, `b${i + 1}`)];
     if (count > 1) {

@@ -20,15 +20,30 @@ const CLI = join(ROOT, 'bin', 'telematics.js');
  */
 export const NODE_FLAGS = readFileSync(CLI, 'utf8').split('\n', 1)[0].split(' ').filter((word) => word.startsWith('--'));
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
+export async function freePort() {
+  return (await freePorts(1))[0];
+}
+
+/**
+ * `count` distinct free ports, each held until all are found: ports found one after another, each
+ * closed at once, can repeat (a NATS cluster's node once got another node's route port, and exited).
+ */
+export async function freePorts(count) {
+  const servers = [];
+  try {
+    const ports = [];
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      ports.push(await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve(server.address().port));
+      }));
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((resolve) => (s.listening ? s.close(resolve) : resolve()))));
+  }
 }
 
 async function waitFor(url, child, logFile, timeoutMs = 60_000) {
