@@ -102,6 +102,8 @@ export async function setApplicationEnabled(db: Db, clientId: string, enabled: b
 
 export async function setApplicationTokenLifetime(db: Db, clientId: string, seconds: number, now: number, actor = CLI_OPERATOR): Promise<void> {
   const row = await requireApplication(db, clientId);
+  // An unchanged lifetime is no change: the console's edit form sends every field.
+  if (row.token_lifetime === seconds) return;
   await audited(db, row.company_id, row.client_id, 'application.updated', { token_lifetime: seconds }, now, actor, (trx) => updateApplication(trx, row.id, { token_lifetime: seconds }, now));
 }
 

@@ -167,6 +167,11 @@ describe.each(DATABASE_KINDS)('operator console API on %s', (kind) => {
     // Whole or not at all: a good lifetime beside a bad scope changes nothing.
     expect((await op('PATCH', `/applications/${clientId}`, { token_lifetime: 900, scopes: ['fly:away'] })).status).toBe(400);
     expect((await op('GET', '/applications?company=gamma')).body.data[0]).toMatchObject({ token_lifetime: 600 });
+    // The edit form sends every field: what did not change is not an audit entry.
+    expect((await op('PATCH', `/applications/${clientId}`, { enabled: false, scopes: '*', token_lifetime: 600 })).status).toBe(200);
+    const updates = await svc.store.db.selectFrom('audit_entries').select('action').where('target', '=', clientId)
+      .where('action', 'in', ['application.updated', 'application.disabled', 'application.scopes_changed']).execute();
+    expect(updates.map((r) => r.action).sort()).toEqual(['application.disabled', 'application.scopes_changed']);
     expect((await op('PATCH', '/applications/app_nosuch', { enabled: true })).status).toBe(404);
     expect((await op('POST', '/applications', { company: 'gamma', name: 'fleet-app' })).status).toBe(409);
     expect((await op('POST', `/applications/${clientId}/secrets`, { only: 'all' })).status).toBe(400);
