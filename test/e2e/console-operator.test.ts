@@ -158,6 +158,8 @@ describe('the operator console in Chromium', () => {
       await go(page, t.applications);
       expect(await page.locator('.secret-once').count()).toBe(0);
       expect(await page.locator('body').innerText()).not.toContain(firstSecret);
+      // innerText leaves out what fields hold: no field may still hold it either.
+      expect(await page.locator('input, textarea').evaluateAll((fields, secret) => fields.some((f) => (f as HTMLInputElement).value.includes(secret)), firstSecret)).toBe(false);
 
       // Rotated after a question: new secrets, once; the old client secret gets no token any more.
       await row.getByRole('button', { name: new RegExp(t.rotate) }).click();
