@@ -48,7 +48,7 @@ function builtSizes() {
 async function startDemo(folder) {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'telematics.js'), 'serve', '--demo'], {
     cwd: folder,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_SIM_BACKFILL: '1d', LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_GT06_PORT: '0', TELEMATICS_SIM_BACKFILL: '1d', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -20,7 +20,8 @@ export interface DeviceProtocolRules {
  * for each (gateway/tracker-protocols.ts). A Teltonika tracker logs in with its 15-digit IMEI.
  * OsmAnd apps send whatever id the user set (Traccar Client defaults to 8 random digits): letters,
  * digits and a few separators; OsmAnd has no downlink (D11), so its vehicles take no command,
- * whatever the plan and OEM allow.
+ * whatever the plan and OEM allow. A GT06/Concox tracker logs in with its IMEI too (the terminal
+ * id's 16 BCD digits less the leading 0).
  */
 export const DEVICE_PROTOCOL_RULES = Object.freeze({
   teltonika: {
@@ -30,6 +31,10 @@ export const DEVICE_PROTOCOL_RULES = Object.freeze({
   osmand: {
     id: { pattern: /^[A-Za-z0-9_.:-]{1,64}$/, rule: '1-64 letters, digits, ".", ":", "_" or "-"', example: '48241179' },
     commands: Object.freeze([] as const),
+  },
+  gt06: {
+    id: { pattern: /^\d{15}$/, rule: 'a 15-digit IMEI', example: '864717003283581' },
+    commands: Object.freeze(['diagnostics', 'disable_ignition', 'enable_ignition'] as const),
   },
 }) satisfies Readonly<Record<string, DeviceProtocolRules>>;
 

@@ -12,8 +12,12 @@ export type TrackerTransport = 'tcp' | 'tls' | 'udp' | 'http';
 /**
  * `accepted` or why a packet got no ack; `date_out_of_range`: an OsmAnd request with positions
  * dated in the future or before the data kept (Teltonika acknowledges those: see the listener).
+ * GT06 keeps its connection through `junk` (bytes before start bits), `crc`, `oversize` and
+ * `malformed` frames, and drops frames sent `before_login`; `unmatched` is a command answer whose
+ * server flag names no command awaited.
  */
-export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invalid' | 'unknown_id' | 'store_failed' | 'date_out_of_range';
+export type PacketOutcome = 'accepted' | 'crc' | 'codec' | 'malformed' | 'invalid' | 'unknown_id' | 'store_failed' | 'date_out_of_range'
+  | 'junk' | 'oversize' | 'before_login' | 'unmatched';
 
 export class GatewayMetrics {
   readonly connections: Counter<'protocol' | 'transport'>;

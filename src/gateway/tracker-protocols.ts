@@ -5,11 +5,12 @@
  * entry in the domain's rules, and one name here.
  */
 import type { DeviceProtocol } from '../domain/trackers.js';
+import { gt06 } from './gt06/index.js';
 import { osmand } from './osmand/index.js';
 import { teltonika } from './teltonika/index.js';
 import type { TrackerProtocolModule } from './tracker-protocol-module.js';
 
-const BY_PROTOCOL: { readonly [P in DeviceProtocol]: TrackerProtocolModule<P> } = Object.freeze({ teltonika, osmand });
+const BY_PROTOCOL: { readonly [P in DeviceProtocol]: TrackerProtocolModule<P> } = Object.freeze({ teltonika, osmand, gt06 });
 
 /** Every protocol's module, in the domain's order (listeners start and close in it). */
 export const TRACKER_PROTOCOLS: readonly TrackerProtocolModule[] = Object.freeze(Object.values(BY_PROTOCOL));

@@ -27,7 +27,7 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
   }
   const [acme, globex] = outcome.applications;
   // The demo's own phone and truck, under the names the walk-through uses.
-  const { teltonika, osmand } = trackers.listening ?? {};
+  const { teltonika, osmand, gt06 } = trackers.listening ?? {};
   const lines = [
     '# Written by `telematics serve --demo` at each start (mode 0600): the demo\'s address and credentials.',
     `# Load them into a shell with:  . ${path}`,
@@ -50,6 +50,7 @@ export function writeDemoEnv(path: string, outcome: DemoSeedOutcome, baseUrl: st
       `PHONE_ID=${DEMO_TRACKERS.van.phone}`,
     ]),
     ...(teltonika === undefined ? [] : [`TELTONIKA_PORT=${teltonika.port}`]),
+    ...(gt06 === undefined ? [] : [`GT06_PORT=${gt06.port}`]),
     '',
   ];
   replacePrivateFile(path, lines.join('\n'));

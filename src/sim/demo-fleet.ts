@@ -1,8 +1,8 @@
 /**
  * The demo fleet `serve --demo` seeds into an empty database: two companies on different plans,
  * each with one application and a few vehicles of two simulated automakers, and (ACME) a truck
- * with a Teltonika tracker and a van tracked by a phone app, whose simulated devices speak the
- * real protocols to the gateway.
+ * with a Teltonika tracker, a pickup with a GT06/Concox tracker and a van tracked by a phone app,
+ * whose simulated devices speak the real protocols to the gateway.
  * Demo secrets are derived from the master key rather than stored anywhere in clear, so every
  * start can print the same ready-to-paste credentials while the database keeps only hashes.
  */
@@ -24,6 +24,7 @@ export const DEMO_INGEST_OEM = 'simmotors';
 export const DEMO_TRACKERS = Object.freeze({
   truck: { vin: '9BSR4X20003123456', imei: '356307042441013' },
   van: { vin: '9BD26550JP9123456', phone: '48241179' },
+  pickup: { vin: '9BFZB55P0N8123456', imei: '359632104567893' },
 });
 
 const demoSecret = (keyring: Keyring, label: string, prefix: string) => deriveSecret(keyring, `demo:${label}`, prefix);
@@ -79,6 +80,10 @@ export function demoFleet(keyring: Keyring): Fleet {
           {
             vin: DEMO_TRACKERS.van.vin, plate: 'FIO8L23', oem: 'trackers', model: 'Fiorino', year: 2023, status: 'active', ownership: 'leased', fuelCapacity: 48,
             sim: sim('normal'), device: { protocol: 'osmand', id: DEMO_TRACKERS.van.phone },
+          },
+          {
+            vin: DEMO_TRACKERS.pickup.vin, plate: 'RNG9M45', oem: 'trackers', model: 'Ranger', year: 2022, status: 'active', ownership: 'owned', fuelCapacity: 80,
+            sim: sim('normal'), device: { protocol: 'gt06', id: DEMO_TRACKERS.pickup.imei },
           },
         ],
       },

@@ -59,7 +59,7 @@ describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
   beforeAll(async () => {
     if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     database = await createTestDatabase('postgres');
-    const env = serveEnv('postgres', { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' });
+    const env = serveEnv('postgres', { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_GT06_PORT: '0' });
     served = await startServiceProcess(['--demo', '--database', overSocket(database.url, socket!.directory, socket!.port)], env, 'API docs:');
   });
   afterAll(async () => {
@@ -78,7 +78,7 @@ describe.skipIf(socket === undefined)('PostgreSQL over its Unix socket', () => {
     const { token } = (await issued.json()) as { token: string };
     const vehicles = await fetch(`${served.url}/vehicle`, { headers: { authorization: `Bearer ${token}` } });
     expect(vehicles.status).toBe(200);
-    expect(await vehicles.json()).toHaveLength(6);
+    expect(await vehicles.json()).toHaveLength(7);
 
     // A socket connection has no client address; a TCP one, even from 127.0.0.1, has one.
     const admin = new pg.Client({ connectionString: adminUrl });

@@ -39,7 +39,7 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
     if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     dir = mkdtempSync(join(tmpdir(), 'telematics-cli-'));
     database = await createTestDatabase(kind);
-    env = serveEnv(kind, { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0' });
+    env = serveEnv(kind, { TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_GT06_PORT: '0' });
     served = await serve(['--demo', '--database', database.url, '--sim-backfill', '20m'], env);
   });
   afterAll(async () => {
@@ -50,13 +50,13 @@ describe.each(DATABASE_KINDS)('telematics command on %s', (kind) => {
 
   it('when served with --demo, then the printed credentials work over HTTP', async () => {
     const out = served.output();
-    expect(out).toContain('Demo fleet seeded: 2 companies, 8 vehicles (2 with their own trackers).');
+    expect(out).toContain('Demo fleet seeded: 2 companies, 9 vehicles (3 with their own trackers).');
     const { clientId, clientSecret } = printedDemoCredentials(out);
     const issued = await token(served.url, clientId, clientSecret);
     expect(issued.status).toBe(200);
     const res = await fetch(`${served.url}/vehicle`, { headers: { authorization: `Bearer ${issued.body.token}` } });
     const vehicles = (await res.json()) as { company: string }[];
-    expect(vehicles).toHaveLength(6);
+    expect(vehicles).toHaveLength(7);
     expect(new Set(vehicles.map((v) => v.company))).toEqual(new Set(['ACME Logistics']));
     // And what the demo company watches, made by the API's own use cases.
     expect(out).toContain('ACME Logistics watches 2 geofences and 4 alert rules');

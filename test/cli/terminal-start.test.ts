@@ -15,7 +15,7 @@ import { scaled } from '../support/timeouts.js';
 /** Runs `serve --demo` until the backfill is stored and a few seconds more, then stops it; all it wrote. */
 async function demoOutput(folder: string, inTerminal: boolean): Promise<string> {
   // The demo's tracker ports too: several demos run side by side in the test run.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TERM: 'xterm' };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_GT06_PORT: '0', TERM: 'xterm' };
   const command = `${process.execPath} ${BIN} serve --demo`;
   const child = inTerminal
     ? spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: folder, env, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -60,7 +60,7 @@ describe('npm start in a terminal and in a pipe', () => {
     expect(terminal.filter((l) => l.includes('simulated fleet backfill'))).toEqual([expect.stringMatching(/^simulated fleet backfill: [\d,]+ records stored, 0 rejected in [\d.]+ s$/)]);
     expect(terminal).toEqual(expect.arrayContaining([
       expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+$/),
-      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: simulated fleet starting \{"vehicles":8,/),
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: simulated fleet starting \{"vehicles":9,/),
     ]));
     for (const line of terminal.filter((l) => /^\[\d\d:\d\d:\d\d\]/.test(l))) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] (INFO|WARN): \S/);
     expect(text).not.toContain('/ingest/');

@@ -18,7 +18,7 @@ const TEXTS = {
   'pt-BR': { open: 'Abrir o veículo', moving: 'Em movimento' },
 } as const;
 /** Plates of the demo's ACME fleet (src/sim/demo-fleet.ts), the company signed in. */
-const ACME_PLATES = ['ABC1D23', 'FUN2E45', 'RIO3F67', 'EVA4G89', 'TRK7K01', 'FIO8L23'];
+const ACME_PLATES = ['ABC1D23', 'FUN2E45', 'RIO3F67', 'EVA4G89', 'TRK7K01', 'FIO8L23', 'RNG9M45'];
 
 describe('console map labels in Chromium', () => {
   let folder: string;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { demoTrackerPorts, portFlagsOf, trackerListenersOf, trackerListenersWanted } from '../../src/gateway/tracker-ports.js';
 import { trackerProtocol } from '../../src/gateway/tracker-protocols.js';
 
-const none = { teltonikaPort: undefined, osmandPort: undefined };
+const none = { teltonikaPort: undefined, osmandPort: undefined, gt06Port: undefined };
 
 describe('tracker ports', () => {
   it('when no tracker port is set, then nothing listens and the gateway role has nothing to run', () => {
@@ -14,7 +14,7 @@ describe('tracker ports', () => {
   it('when some ports are set, then exactly those protocols listen', () => {
     expect(trackerListenersOf({ ...none, osmandPort: 5055 })).toEqual({ osmand: { port: 5055, tls: undefined } });
     expect(trackerListenersWanted({ ...none, osmandPort: 0 })).toBe(true);
-    expect(trackerListenersOf({ teltonikaPort: 0, osmandPort: 0 })).toEqual({ teltonika: { port: 0, tls: undefined }, osmand: { port: 0, tls: undefined } });
+    expect(trackerListenersOf({ ...none, teltonikaPort: 0, osmandPort: 0 })).toEqual({ teltonika: { port: 0, tls: undefined }, osmand: { port: 0, tls: undefined } });
   });
 
   it('when a TLS port, certificate and key are all set, then the protocol\'s TLS listener is configured; with one missing, then it is not', () => {
@@ -24,8 +24,8 @@ describe('tracker ports', () => {
   });
 
   it('when the demo fills in ports, then only those not set get their protocol\'s demo port', () => {
-    expect(demoTrackerPorts({})).toEqual({ teltonikaPort: 5027, osmandPort: 5055 });
-    expect(demoTrackerPorts({ teltonikaPort: 0 })).toEqual({ osmandPort: 5055 });
+    expect(demoTrackerPorts({})).toEqual({ teltonikaPort: 5027, osmandPort: 5055, gt06Port: 5023 });
+    expect(demoTrackerPorts({ teltonikaPort: 0 })).toEqual({ osmandPort: 5055, gt06Port: 5023 });
   });
 
   it('when a port is taken, then the settings named are the protocol\'s own', () => {

@@ -37,7 +37,7 @@ describe('tracker entries of the fleet file', () => {
     fleet.oems.push({ name: 'cloudy', connector: 'sim', datapoints: '*', commands: '*', immobilizer: { output: 1 } });
     fleet.oems[2] = { ...fleet.oems[2], immobilizer: { output: 9, cut: 'sideways' } };
     const vehicles = fleet.companies[0]!.vehicles;
-    vehicles.at(-3)!.device = { protocol: 'gt06', id: '1' };
+    vehicles.at(-3)!.device = { protocol: 'h02', id: '1' };
     vehicles.at(-2)!.device = { protocol: 'teltonika', id: '12345' };
     vehicles.at(-1)!.device = { protocol: 'osmand', id: TRACKED.teltonika.imei };
     vehicles.push({ vin: '9BWTRK00000000009', plate: 'X', oem: 'trackers', model: 'M', year: 2020, device: { protocol: 'osmand', id: TRACKED.teltonika.imei } });
@@ -46,7 +46,7 @@ describe('tracker entries of the fleet file', () => {
       { path: 'oems[2].immobilizer.output', message: 'must be an integer from 1 to 4' },
       { path: 'oems[2].immobilizer.cut', message: 'must be one of on, off' },
       { path: 'oems[3].immobilizer', message: 'is only for the device connector' },
-      { path: `${at(-4)}.device.protocol`, message: 'must be one of teltonika, osmand' },
+      { path: `${at(-4)}.device.protocol`, message: 'must be one of teltonika, osmand, gt06' },
       { path: `${at(-3)}.device.id`, message: '"12345" is not a teltonika device id (a 15-digit IMEI)' },
       { path: `${at(-1)}.device.id`, message: `duplicate device id "${TRACKED.teltonika.imei}" (first at ${at(-2)}.device.id)` },
     ]);
@@ -55,14 +55,14 @@ describe('tracker entries of the fleet file', () => {
   it('when --device is read, then protocol and id are checked', () => {
     expect(parseDeviceText('teltonika:356307042441013')).toEqual({ protocol: 'teltonika', id: '356307042441013' });
     expect(parseDeviceText('osmand:phone-7')).toEqual({ protocol: 'osmand', id: 'phone-7' });
-    expect(parseDeviceText('gt06:1')).toEqual({ problem: '--device must be <protocol>:<id> with protocol teltonika or osmand' });
+    expect(parseDeviceText('h02:1')).toEqual({ problem: '--device must be <protocol>:<id> with protocol teltonika or osmand or gt06' });
     expect(parseDeviceText('teltonika')).toEqual({ problem: '--device must be teltonika:<id>' });
     expect(parseDeviceText('osmand:a b')).toEqual({ problem: '"a b" is not a osmand device id (1-64 letters, digits, ".", ":", "_" or "-")' });
   });
 
   it('when each protocol\'s example device id is checked, then it follows that protocol\'s rule, and the help text lists one of each', () => {
     for (const protocol of DEVICE_PROTOCOLS) expect(deviceIdProblem(protocol, DEVICE_PROTOCOL_RULES[protocol].id.example)).toBeUndefined();
-    expect(DEVICE_TEXT_EXAMPLES).toBe('teltonika:356307042441013 or osmand:48241179');
+    expect(DEVICE_TEXT_EXAMPLES).toBe('teltonika:356307042441013 or osmand:48241179 or gt06:864717003283581');
   });
 });
 

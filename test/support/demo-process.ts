@@ -32,7 +32,7 @@ export function printedDemoCredentials(output: string): { clientId: string; clie
 export async function startDemo(folder: string, env: NodeJS.ProcessEnv = {}, deadline = Date.now() + scaled(90_000)): Promise<DemoProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--demo'], {
     cwd: folder,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', TELEMATICS_TELTONIKA_PORT: '0', TELEMATICS_OSMAND_PORT: '0', TELEMATICS_GT06_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

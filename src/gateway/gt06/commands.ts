@@ -5,6 +5,7 @@
  * sends flag 0 and so cannot tell two answers apart; a flag per command lets the caller match an
  * answer to exactly its command.
  */
+import { IGNITION_COMMANDS, type ImmobilizerSettings } from '../../domain/trackers.js';
 import { wrapFrame } from './frame-envelope.js';
 import { malformed, PROTOCOL, type CommandAnswer, type DecodeFailure } from './messages.js';
 
@@ -97,4 +98,22 @@ export function answerVerdict(text: string): AnswerVerdict {
   if (REFUSED.test(text)) return { outcome: 'error', detail: 'refused' };
   if (DONE.test(text)) return { outcome: 'success', detail: 'done' };
   return { outcome: 'error', detail: 'unrecognised' };
+}
+
+/**
+ * The text of a command (D11): `Relay,1#` engages the fuel/power cut relay and `Relay,0#` releases
+ * it, inverted when the OEM entry says the relay cuts when off; `STATUS#` for diagnostics (its
+ * answer is kept in the exchange row; the result's fields come from stored records). A GT06 has
+ * one relay, so an OEM entry naming another output gets no relay command.
+ */
+export function gt06CommandText(command: string, immobilizer: ImmobilizerSettings): string | undefined {
+  if (command === 'diagnostics') return 'STATUS#';
+  if (!IGNITION_COMMANDS.has(command) || immobilizer.output !== 1) return undefined;
+  const cutting = command === 'disable_ignition';
+  return `Relay,${cutting === (immobilizer.cut === 'on') ? 1 : 0}#`;
+}
+
+/** Whether `answer` says the device ran `command`: a relay command only on a success verdict (done, or already so). */
+export function gt06AnswerRan(command: string, answer: string): boolean {
+  return !IGNITION_COMMANDS.has(command) || answerVerdict(answer).outcome === 'success';
 }

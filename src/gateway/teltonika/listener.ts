@@ -6,23 +6,14 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { DatagramsBesideSessions } from '../datagrams-beside-sessions.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
+import { listenTcp } from '../listen-tcp.js';
 import type { TrackerListener, TrackerListenerContext, TrackerListenSettings } from '../tracker-protocol-module.js';
 import { TeltonikaConnection } from './connection.js';
 import { TeltonikaUdpHandler } from './udp-listener.js';
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
 
 function bind(socket: UdpSocket, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -62,13 +53,13 @@ export async function startTeltonikaListener(settings: TrackerListenSettings, co
   udp.on('error', (error) => deps.logger.warn({ err: error }, 'Teltonika UDP socket error'));
   const servers: Server[] = [];
   try {
-    const port = await listen(tcp, settings.port, host);
+    const port = await listenTcp(tcp, settings.port, host);
     servers.push(tcp);
     cap.guard(tcp, 'teltonika tcp');
     await bind(udp, port, host);
     const besideSessions = new DatagramsBesideSessions(deps.sessions, deps.metrics, deps.logger, () => deps.lookup.now());
     const udpHandler = new TeltonikaUdpHandler(udp, deps.lookup, deps.intake, deps.metrics, deps.logger, besideSessions);
-    const tlsPort = tls ? await listen(tls, settings.tls!.port, host) : undefined;
+    const tlsPort = tls ? await listenTcp(tls, settings.tls!.port, host) : undefined;
     if (tls) {
       servers.push(tls);
       cap.guard(tls, 'teltonika tls');

@@ -8,23 +8,18 @@
  * words them, applying `setdigout` to the vehicle.
  */
 import { recordBatch, type SimulatedRecordBatch, type SimulatedTracker, type SimulatedTrackerVehicle } from '../simulated-tracker.js';
+import { parseTcpEndpoint, tcpEndpoint, tcpEndpointProblem } from '../tcp-endpoint.js';
 import type { AvlRecord } from './avl-record.js';
 import { TeltonikaTrackerClient } from './simulated-client.js';
 
 /** Records per packet: a 50-record 8E packet of these records is about 3.5 KB. */
 export const RECORDS_PER_PACKET = 50;
 const GPS_NOISE_DEG = 0.00002;
-const HOST_PORT = /^(.+):(\d{1,5})$/;
 
 /** Why `endpoint` is not `host:port` (the Teltonika listener's TCP port); undefined when it is. */
-export function teltonikaEndpointProblem(endpoint: string): string | undefined {
-  const m = HOST_PORT.exec(endpoint);
-  const port = m ? Number(m[2]) : 0;
-  return m && port >= 1 && port <= 65535 ? undefined : '--teltonika must be HOST:PORT, e.g. 127.0.0.1:5027';
-}
+export const teltonikaEndpointProblem = (endpoint: string): string | undefined => tcpEndpointProblem(endpoint, '--teltonika', '127.0.0.1:5027');
 
-/** `host:port`, an IPv6 host in brackets. */
-export const teltonikaEndpoint = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+export const teltonikaEndpoint = tcpEndpoint;
 
 export function avlSample(vehicle: SimulatedTrackerVehicle, at: number, ignitionChanged: boolean): AvlRecord {
   const r = vehicle.random();
@@ -78,9 +73,9 @@ export class SimulatedTeltonikaTracker implements SimulatedTracker {
 
   /** `endpoint` is `host:port` (teltonikaEndpointProblem says when it is not). */
   constructor(endpoint: string, imei: string, vehicle: () => SimulatedTrackerVehicle | undefined) {
-    const [, host, port] = HOST_PORT.exec(endpoint) ?? [];
-    this.#host = (host ?? endpoint).replace(/^\[(.*)\]$/, '$1');
-    this.#port = Number(port);
+    const { host, port } = parseTcpEndpoint(endpoint);
+    this.#host = host;
+    this.#port = port;
     this.#imei = imei;
     this.#vehicle = vehicle;
   }
