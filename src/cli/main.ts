@@ -12,6 +12,7 @@ import { registerWebhookCommands } from './admin/webhook-commands.js';
 import { registerOemCommands } from './admin/oem-commands.js';
 import { registerPlanCommands } from './admin/plan-commands.js';
 import { registerVehicleCommands } from './admin/vehicle-commands.js';
+import { registerDevices } from './devices-command.js';
 import { registerKeys } from './keys-command.js';
 import { registerMigrate } from './migrate-command.js';
 import { registerOpenApi } from './openapi-command.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerOemSim(program);
   registerTrips(program);
   registerOpenApi(program);
+  registerDevices(program);
   const admin = program.command('admin').description('operator tasks: fleet file, companies, plans, OEMs, applications, vehicles');
   registerApply(admin);
   registerCompanyCommands(admin);

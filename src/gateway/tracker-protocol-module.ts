@@ -6,12 +6,13 @@
  * it takes) is the domain's (domain/trackers.ts, below every adapter); the module refers to it.
  *
  * A folder holds the same files whatever the protocol: `index.ts` (this module), `decode.ts`,
- * `acks.ts`, `listener.ts`, `simulated-client.ts`, `simulated-device.ts`, and `commands.ts` when
+ * `acks.ts`, `listener.ts`, `simulated-client.ts`, `simulated-device.ts`, `inspect.ts`, and `commands.ts` when
  * it has a downlink (test/gateway/protocol-conformance.test.ts checks them).
  */
 import type { Logger } from 'pino';
 import type { DEVICE_PROTOCOL_RULES, DeviceProtocol, ImmobilizerSettings } from '../domain/trackers.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
+import type { Inspection } from './inspected-frame.js';
 import type { IntakeGroups } from './intake-groups.js';
 import type { SimulatedTracker, SimulatedTrackerVehicle } from './simulated-tracker.js';
 import type { TrackerConnectionCap } from './tracker-connection-cap.js';
@@ -30,6 +31,12 @@ interface ProtocolModule<P extends DeviceProtocol> {
   readonly downlink: (typeof DEVICE_PROTOCOL_RULES)[P]['commands'] extends readonly [] ? null : TrackerDownlink;
   readonly listener: TrackerListenerPart;
   readonly simulated: SimulatedTrackerPart;
+  /**
+   * `telematics devices decode <protocol>`: what its listener makes of `input` (hex bytes, or the
+   * text of a text protocol) at `now`, frame by frame, with no database (inspected-frame.ts). Not
+   * named `inspect`: test and logging libraries call an object's `inspect` method to print it.
+   */
+  explain(input: string, now: number): Inspection;
 }
 
 export interface TrackerDownlink {

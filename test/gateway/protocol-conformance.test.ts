@@ -18,7 +18,7 @@ import { metricValue } from '../support/metrics-text.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 
 const GATEWAY = new URL('../../src/gateway/', import.meta.url);
-const FILES = ['index.ts', 'decode.ts', 'acks.ts', 'listener.ts', 'simulated-client.ts', 'simulated-device.ts'];
+const FILES = ['index.ts', 'decode.ts', 'acks.ts', 'listener.ts', 'simulated-client.ts', 'simulated-device.ts', 'inspect.ts'];
 /** One vehicle per protocol, its device the protocol's example id. */
 const vinOf = (i: number) => `9BWCNF${String(i).padStart(11, '0')}`;
 
@@ -65,6 +65,8 @@ describe('tracker protocol modules', () => {
     expect(simulated.option.problem(endpoint)).toBeUndefined();
     expect(simulated.option.problem('not an endpoint')).toMatch(simulated.option.flags.split(' ')[0]!);
     expect(typeof simulated.device).toBe('function');
+    // `devices decode` reads through it: an empty input is a problem named, never an exception.
+    expect(module.explain('', 0)).toEqual({ ok: false, problem: expect.stringMatching(/empty/) });
   });
 
   it('when the modules are compared, then no two share a demo port or an oem-sim option', () => {

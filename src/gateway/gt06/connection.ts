@@ -24,12 +24,9 @@ import type { TrackedVehicle } from '../../store/vehicles-queries.js';
 import { SessionMovement } from '../session-movement.js';
 import type { TrackerListenerContext } from '../tracker-protocol-module.js';
 import { CommandWithheld, type TrackerSession } from '../tracker-sessions.js';
-import { alarmAck, heartbeatAck, loginAck, timeAnswer } from './acks.js';
 import { encodeCommand, type ServerFlags } from './commands.js';
-import { decodeFrame } from './decode.js';
-import { Gt06Framer, type Gt06Frame, type Gt06FramerOutput } from './framing.js';
-import { PROTOCOL, type AlarmMessage, type Location } from './messages.js';
-import { toIncomingRecord } from './to-incoming-records.js';
+import { meaningOf } from './frame-meaning.js';
+import { Gt06Framer, type Gt06FramerOutput } from './framing.js';
 
 export interface Gt06ConnectionDeps extends Pick<TrackerListenerContext, 'lookup' | 'intake' | 'sessions' | 'metrics' | 'logger' | 'loginTimeoutMs' | 'idleTimeoutMs'> {
   /** The gateway's flags: unique across its connections, so no answer can match a command of another. */
@@ -159,31 +156,24 @@ export class Gt06Connection implements TrackerSession {
   }
 
   async #handle(output: Gt06FramerOutput): Promise<void> {
-    if (output.kind === 'rejected') {
-      this.#count(output.reason);
-      this.#deps.logger.debug({ imei: this.#imei, reason: output.reason, detail: output.detail }, 'GT06 bytes dropped; connection kept');
+    const meaning = meaningOf(output, { vin: this.#vehicle?.vin ?? '', ignition: this.#ignition, now: this.#deps.lookup.now() });
+    if (meaning.kind === 'dropped') {
+      this.#count(meaning.outcome);
+      this.#deps.logger.debug({ imei: this.#imei, reason: meaning.outcome, detail: meaning.problem }, 'GT06 bytes dropped; connection kept');
       return;
     }
-    if (output.protocol === PROTOCOL.login) return this.#login(output);
+    if (meaning.kind === 'login') return this.#login(meaning.imei, meaning.answer);
     if (!this.#vehicle) {
       this.#count('before_login');
       return;
     }
-    // Clones send heartbeats of other lengths: each is answered, whatever its content says.
-    if (output.protocol === PROTOCOL.heartbeat) return this.#answer(heartbeatAck(output.serial));
-    const message = decodeFrame(output);
-    if (!message.ok) {
-      this.#count(message.reason);
-      this.#deps.logger.debug({ imei: this.#imei, protocol: output.protocol, detail: message.detail }, 'GT06 frame not readable; dropped');
-      return;
-    }
-    switch (message.kind) {
-      case 'time-request': return this.#answer(timeAnswer(output.serial, this.#deps.lookup.now()));
-      case 'location': return this.#store(message, undefined);
-      case 'alarm': return this.#store(message, alarmAck(output.protocol, output.serial));
-      case 'command-answer': return this.#commandAnswer(message.serverFlag, message.text);
-      default:
-        // LBS-only, Wi-Fi and information frames: nothing here to store, nothing owed.
+    switch (meaning.kind) {
+      case 'heartbeat':
+      case 'time-request': return this.#answer(meaning.answer);
+      case 'location':
+      case 'alarm': return this.#store(meaning.record, meaning.ignition, meaning.answer);
+      case 'command-answer': return this.#commandAnswer(meaning.serverFlag, meaning.text);
+      case 'other':
         this.#count('accepted');
     }
   }
@@ -194,25 +184,20 @@ export class Gt06Connection implements TrackerSession {
     this.#deps.metrics.acks.inc(LABELS);
   }
 
-  async #login(frame: Gt06Frame): Promise<void> {
-    const login = decodeFrame(frame);
-    if (!login.ok || login.kind !== 'login') {
-      this.#count('malformed');
-      return;
-    }
+  async #login(imei: string, answer: Buffer): Promise<void> {
     if (this.#imei !== undefined) {
       // Some devices log in again on the same connection: the same IMEI is answered again.
-      if (login.imei === this.#imei && this.#vehicle) return this.#answer(loginAck(frame.serial));
-      this.#deps.logger.debug({ imei: this.#imei, other: login.imei }, 'a second IMEI on one GT06 connection; closed');
+      if (imei === this.#imei && this.#vehicle) return this.#answer(answer);
+      this.#deps.logger.debug({ imei: this.#imei, other: imei }, 'a second IMEI on one GT06 connection; closed');
       this.#socket.destroy();
       return;
     }
-    this.#imei = login.imei;
-    const vehicle = await this.#deps.lookup.find('gt06', login.imei);
+    this.#imei = imei;
+    const vehicle = await this.#deps.lookup.find('gt06', imei);
     if (this.#closed) return;
     if (!vehicle) {
       this.#deps.metrics.unknownIds.inc(LABELS);
-      this.#deps.lookup.logRefusal('gt06', login.imei, this.#socket.remoteAddress);
+      this.#deps.lookup.logRefusal('gt06', imei, this.#socket.remoteAddress);
       this.#socket.destroy();
       return;
     }
@@ -220,10 +205,10 @@ export class Gt06Connection implements TrackerSession {
     clearTimeout(this.#loginDeadline);
     this.#socket.setTimeout(this.#deps.idleTimeoutMs);
     this.#deps.sessions.add(this);
-    this.#answer(loginAck(frame.serial));
+    this.#answer(answer);
   }
 
-  async #store(message: Location | AlarmMessage, ack: Buffer | undefined): Promise<void> {
+  async #store(record: IncomingRecord, ignition: boolean | undefined, ack: Buffer | undefined): Promise<void> {
     const vehicle = await this.#deps.lookup.find('gt06', this.#imei!);
     if (vehicle?.vin !== this.#vehicle!.vin) {
       this.#deps.logger.info({ imei: this.#imei, vin: this.#vehicle!.vin, now: vehicle?.vin ?? null }, 'tracker no longer registered to the vehicle it logged in as; disconnected');
@@ -231,7 +216,6 @@ export class Gt06Connection implements TrackerSession {
       return;
     }
     const receivedAt = this.#deps.lookup.now();
-    const { record, ignition } = toIncomingRecord(vehicle.vin, message, this.#ignition, receivedAt);
     const records: IncomingRecord[] = [record];
     let stored: number;
     try {

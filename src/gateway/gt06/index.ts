@@ -4,6 +4,7 @@
  */
 import { DEVICE_PROTOCOL_RULES } from '../../domain/trackers.js';
 import type { TrackerProtocolModule } from '../tracker-protocol-module.js';
+import { inspectGt06 } from './inspect.js';
 import { gt06AnswerRan, gt06CommandText } from './commands.js';
 import { startGt06Listener } from './listener.js';
 import { gt06Endpoint, gt06EndpointProblem, SimulatedGt06Tracker } from './simulated-device.js';
@@ -27,4 +28,5 @@ export const gt06: TrackerProtocolModule<'gt06'> = {
     },
     device: (endpoint, imei, vehicle) => new SimulatedGt06Tracker(endpoint, imei, vehicle),
   },
+  explain: inspectGt06,
 };

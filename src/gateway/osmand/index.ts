@@ -4,6 +4,7 @@
  */
 import { DEVICE_PROTOCOL_RULES } from '../../domain/trackers.js';
 import type { TrackerProtocolModule } from '../tracker-protocol-module.js';
+import { inspectOsmand } from './inspect.js';
 import { osmandEndpoint, osmandEndpointProblem, SimulatedOsmandPhone } from './simulated-device.js';
 
 export const osmand: TrackerProtocolModule<'osmand'> = {
@@ -27,4 +28,5 @@ export const osmand: TrackerProtocolModule<'osmand'> = {
     },
     device: (endpoint, deviceId) => new SimulatedOsmandPhone(endpoint, deviceId),
   },
+  explain: inspectOsmand,
 };

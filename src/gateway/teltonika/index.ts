@@ -4,6 +4,7 @@
  */
 import { DEVICE_PROTOCOL_RULES } from '../../domain/trackers.js';
 import type { TrackerProtocolModule } from '../tracker-protocol-module.js';
+import { inspectTeltonika } from './inspect.js';
 import { teltonikaAnswerRan, teltonikaCommandText } from './commands.js';
 import { startTeltonikaListener } from './listener.js';
 import { SimulatedTeltonikaTracker, teltonikaEndpoint, teltonikaEndpointProblem } from './simulated-device.js';
@@ -27,4 +28,5 @@ export const teltonika: TrackerProtocolModule<'teltonika'> = {
     },
     device: (endpoint, imei, vehicle) => new SimulatedTeltonikaTracker(endpoint, imei, vehicle),
   },
+  explain: inspectTeltonika,
 };
