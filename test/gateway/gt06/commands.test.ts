@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerVerdict, encodeCommand, ServerFlags } from '../../../src/gateway/gt06/commands.js';
+import { answerVerdict, encodeCommand, gt06AnswerRan, gt06CommandText, ServerFlags } from '../../../src/gateway/gt06/commands.js';
 import { wrapFrame } from '../../../src/gateway/gt06/frame-envelope.js';
 import { Gt06Framer } from '../../../src/gateway/gt06/framing.js';
 import { decodeFrame } from '../../../src/gateway/gt06/decode.js';
@@ -110,5 +110,24 @@ describe('GT06 command answers', () => {
     expect(answerVerdict('Cut off the fuel supply: Fail!')).toEqual({ outcome: 'error', detail: 'refused' });
     expect(answerVerdict('Password error!')).toEqual({ outcome: 'error', detail: 'refused' });
     expect(answerVerdict('')).toEqual({ outcome: 'error', detail: 'unrecognised' });
+  });
+});
+
+describe('GT06 command texts and whether an answer means the command ran', () => {
+  it('when ignition commands are worded for a relay that cuts when on, or when off, then Relay,1# cuts and Relay,0# restores, swapped for the other wiring', () => {
+    expect(['disable_ignition', 'enable_ignition', 'diagnostics'].map((c) => gt06CommandText(c, { output: 1, cut: 'on' }))).toEqual(['Relay,1#', 'Relay,0#', 'STATUS#']);
+    expect(['disable_ignition', 'enable_ignition'].map((c) => gt06CommandText(c, { output: 1, cut: 'off' }))).toEqual(['Relay,0#', 'Relay,1#']);
+    // A GT06 has one relay: an OEM entry naming another output gets no relay command.
+    expect(gt06CommandText('disable_ignition', { output: 2, cut: 'on' })).toBeUndefined();
+    expect(gt06CommandText('lock_doors', { output: 1, cut: 'on' })).toBeUndefined();
+  });
+
+  it('when the device answers done, already so, an error or something else, then only done and already count as ran for a relay command', () => {
+    expect(gt06AnswerRan('disable_ignition', 'Cut off the fuel supply: Success!')).toBe(true);
+    expect(gt06AnswerRan('enable_ignition', 'Already in the state of fuel supply to resume,the command is not running!')).toBe(true);
+    expect(gt06AnswerRan('disable_ignition', 'Command error!')).toBe(false);
+    expect(gt06AnswerRan('disable_ignition', 'Battery:6,GPRS:Link Up')).toBe(false);
+    // Diagnostics' result comes from stored records: any answer ends it.
+    expect(gt06AnswerRan('diagnostics', 'Battery:6,GPRS:Link Up')).toBe(true);
   });
 });
