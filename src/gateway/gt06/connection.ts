@@ -21,6 +21,7 @@
 import type { Socket } from 'node:net';
 import type { IncomingRecord } from '../../domain/telemetry-record.js';
 import type { TrackedVehicle } from '../../store/vehicles-queries.js';
+import { FrameQueue } from '../frame-queue.js';
 import { SessionMovement } from '../session-movement.js';
 import type { TrackerListenerContext } from '../tracker-protocol-module.js';
 import { CommandWithheld, type TrackerSession } from '../tracker-sessions.js';
@@ -53,8 +54,7 @@ export class Gt06Connection implements TrackerSession {
   readonly #socket: Socket;
   readonly #deps: Gt06ConnectionDeps;
   readonly #framer: Gt06Framer;
-  #frames: Gt06FramerOutput[] = [];
-  #working = false;
+  readonly #queue: FrameQueue<Gt06FramerOutput>;
   #closed = false;
   #imei: string | undefined;
   #vehicle: TrackedVehicle | undefined;
@@ -76,7 +76,15 @@ export class Gt06Connection implements TrackerSession {
     this.#loginDeadline = setTimeout(() => socket.destroy(), deps.loginTimeoutMs);
     this.#loginDeadline.unref();
     socket.on('timeout', () => socket.destroy());
-    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
+    this.#queue = new FrameQueue(socket, (frame) => this.#handle(frame), {
+      closed: () => this.#closed,
+      idle: () => this.#writeCommands(),
+      failed: (error) => {
+        this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker connection closed after an unexpected failure');
+        socket.destroy();
+      },
+    });
+    socket.on('data', (chunk: Buffer) => this.#queue.push(this.#framer.push(chunk)));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
   }
@@ -87,7 +95,7 @@ export class Gt06Connection implements TrackerSession {
 
   /** Logged in, no frame being handled, and room for another command in flight. */
   get ready(): boolean {
-    return !this.#closed && this.#vehicle !== undefined && !this.#working && this.#frames.length === 0 && this.#awaited.size < MAX_COMMANDS_IN_FLIGHT;
+    return !this.#closed && this.#vehicle !== undefined && !this.#queue.busy && this.#awaited.size < MAX_COMMANDS_IN_FLIGHT;
   }
 
   sendCommand(text: string, timeoutMs: number, mayWrite?: () => boolean): Promise<string> {
@@ -104,7 +112,7 @@ export class Gt06Connection implements TrackerSession {
       const timer = setTimeout(() => this.#settle(flag, undefined, new Error('no answer before the deadline')), timeoutMs);
       timer.unref();
       this.#awaited.set(flag, { resolve, reject, timer, frame, mayWrite });
-      if (!this.#working) this.#writeCommands();
+      if (!this.#queue.working) this.#writeCommands();
     });
   }
 
@@ -129,34 +137,13 @@ export class Gt06Connection implements TrackerSession {
     }
   }
 
-  #receive(chunk: Buffer): void {
-    for (const output of this.#framer.push(chunk)) this.#frames.push(output);
-    if (this.#frames.length > 0 && !this.#working) void this.#work();
-  }
-
-  async #work(): Promise<void> {
-    this.#working = true;
-    this.#socket.pause();
-    try {
-      while (this.#frames.length > 0 && !this.#closed) await this.#handle(this.#frames.shift()!);
-    } catch (error) {
-      this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker connection closed after an unexpected failure');
-      this.#socket.destroy();
-    } finally {
-      this.#working = false;
-      if (!this.#closed) {
-        this.#writeCommands();
-        this.#socket.resume();
-      }
-    }
-  }
-
   #count(outcome: string): void {
     this.#deps.metrics.packets.inc({ ...LABELS, outcome });
   }
 
   async #handle(output: Gt06FramerOutput): Promise<void> {
-    const meaning = meaningOf(output, { vin: this.#vehicle?.vin ?? '', ignition: this.#ignition, now: this.#deps.lookup.now() });
+    const now = this.#deps.lookup.now();
+    const meaning = meaningOf(output, { vin: this.#vehicle?.vin ?? '', ignition: this.#ignition, now });
     if (meaning.kind === 'dropped') {
       this.#count(meaning.outcome);
       this.#deps.logger.debug({ imei: this.#imei, reason: meaning.outcome, detail: meaning.problem }, 'GT06 bytes dropped; connection kept');
@@ -171,7 +158,7 @@ export class Gt06Connection implements TrackerSession {
       case 'heartbeat':
       case 'time-request': return this.#answer(meaning.answer);
       case 'location':
-      case 'alarm': return this.#store(meaning.record, meaning.ignition, meaning.answer);
+      case 'alarm': return this.#store(meaning.record, meaning.ignition, meaning.answer, now);
       case 'command-answer': return this.#commandAnswer(meaning.serverFlag, meaning.text);
       case 'other':
         this.#count('accepted');
@@ -208,14 +195,13 @@ export class Gt06Connection implements TrackerSession {
     this.#answer(answer);
   }
 
-  async #store(record: IncomingRecord, ignition: boolean | undefined, ack: Buffer | undefined): Promise<void> {
+  async #store(record: IncomingRecord, ignition: boolean | undefined, ack: Buffer | undefined, receivedAt: number): Promise<void> {
     const vehicle = await this.#deps.lookup.find('gt06', this.#imei!);
     if (vehicle?.vin !== this.#vehicle!.vin) {
       this.#deps.logger.info({ imei: this.#imei, vin: this.#vehicle!.vin, now: vehicle?.vin ?? null }, 'tracker no longer registered to the vehicle it logged in as; disconnected');
       this.#socket.destroy();
       return;
     }
-    const receivedAt = this.#deps.lookup.now();
     const records: IncomingRecord[] = [record];
     let stored: number;
     try {
@@ -258,7 +244,7 @@ export class Gt06Connection implements TrackerSession {
   #onClose(): void {
     this.#closed = true;
     clearTimeout(this.#loginDeadline);
-    this.#frames = [];
+    this.#queue.clear();
     this.#deps.metrics.open.dec(LABELS);
     this.#deps.sessions.remove(this);
     for (const flag of [...this.#awaited.keys()]) this.#settle(flag, undefined, new Error('connection closed before the answer'));

@@ -24,6 +24,7 @@
 import type { Socket } from 'node:net';
 import type { TrackedVehicle } from '../../store/vehicles-queries.js';
 import type { TrackerTransport } from '../gateway-metrics.js';
+import { FrameQueue } from '../frame-queue.js';
 import { SessionMovement } from '../session-movement.js';
 import type { TrackerListenerContext } from '../tracker-protocol-module.js';
 import { CommandWithheld, type TrackerSession } from '../tracker-sessions.js';
@@ -53,8 +54,7 @@ export class TeltonikaConnection implements TrackerSession {
   readonly #transport: TrackerTransport;
   readonly #framer: TeltonikaFramer;
   readonly #labels: { protocol: 'teltonika'; transport: TrackerTransport };
-  #frames: TeltonikaFrame[] = [];
-  #working = false;
+  readonly #queue: FrameQueue<TeltonikaFrame>;
   #closed = false;
   #imei: string | undefined;
   #vehicle: TrackedVehicle | undefined;
@@ -75,7 +75,15 @@ export class TeltonikaConnection implements TrackerSession {
     this.#loginDeadline = setTimeout(() => socket.destroy(), deps.loginTimeoutMs);
     this.#loginDeadline.unref();
     socket.on('timeout', () => socket.destroy());
-    socket.on('data', (chunk: Buffer) => this.#receive(chunk));
+    this.#queue = new FrameQueue(socket, (frame) => this.#handle(frame), {
+      closed: () => this.#closed,
+      idle: () => this.#writeCommand(),
+      failed: (error) => {
+        this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker connection closed after an unexpected failure');
+        socket.destroy();
+      },
+    });
+    socket.on('data', (chunk: Buffer) => this.#queue.push(this.#framer.push(chunk)));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.#onClose());
   }
@@ -85,7 +93,7 @@ export class TeltonikaConnection implements TrackerSession {
   }
 
   get ready(): boolean {
-    return !this.#closed && this.#vehicle !== undefined && !this.#working && this.#frames.length === 0
+    return !this.#closed && this.#vehicle !== undefined && !this.#queue.busy
       && this.#framer.buffered === 0 && this.#awaited === undefined;
   }
 
@@ -100,7 +108,7 @@ export class TeltonikaConnection implements TrackerSession {
       }, timeoutMs);
       timer.unref();
       this.#awaited = { resolve, reject, timer, frame: encodeCodec12(text), mayWrite };
-      if (!this.#working) this.#writeCommand();
+      if (!this.#queue.working) this.#writeCommand();
     });
   }
 
@@ -114,28 +122,6 @@ export class TeltonikaConnection implements TrackerSession {
 
   close(): void {
     this.#socket.destroy();
-  }
-
-  #receive(chunk: Buffer): void {
-    this.#frames.push(...this.#framer.push(chunk));
-    if (this.#frames.length > 0 && !this.#working) void this.#work();
-  }
-
-  async #work(): Promise<void> {
-    this.#working = true;
-    this.#socket.pause();
-    try {
-      while (this.#frames.length > 0 && !this.#closed) await this.#handle(this.#frames.shift()!);
-    } catch (error) {
-      this.#deps.logger.warn({ err: error, imei: this.#imei }, 'tracker connection closed after an unexpected failure');
-      this.#socket.destroy();
-    } finally {
-      this.#working = false;
-      if (!this.#closed) {
-        this.#writeCommand();
-        this.#socket.resume();
-      }
-    }
   }
 
   async #handle(frame: TeltonikaFrame): Promise<void> {
@@ -221,7 +207,7 @@ export class TeltonikaConnection implements TrackerSession {
   #onClose(): void {
     this.#closed = true;
     clearTimeout(this.#loginDeadline);
-    this.#frames = [];
+    this.#queue.clear();
     this.#deps.metrics.open.dec(this.#labels);
     this.#deps.sessions.remove(this);
     this.#settleAnswer(undefined, new Error('connection closed before the answer'));
