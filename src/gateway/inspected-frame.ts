@@ -33,5 +33,8 @@ export function hexInput(input: string): Buffer | string {
   return Buffer.from(digits, 'hex');
 }
 
+/** A record as the intake takes it, without what no registry was asked for (its VIN). */
+export const inspectedRecord = ({ ts, values }: InspectedRecord): InspectedRecord => ({ ts, values });
+
 export const frameOf = (kind: string, fields: Partial<Omit<InspectedFrame, 'kind'>> = {}): InspectedFrame =>
   ({ kind, records: fields.records ?? [], answer: fields.answer ?? null, problems: fields.problems ?? [] });

@@ -2,11 +2,9 @@
  * `telematics devices decode gt06 <hex>`: a byte stream through the listener's framer and
  * frame-meaning.ts, as on a connection that has logged in with a registered IMEI.
  */
-import { frameOf, hexInput, type InspectedFrame, type Inspection } from '../inspected-frame.js';
+import { frameOf, hexInput, inspectedRecord, type InspectedFrame, type Inspection } from '../inspected-frame.js';
 import { meaningOf } from './frame-meaning.js';
 import { Gt06Framer } from './framing.js';
-
-const withoutVin = ({ ts, values }: { ts: number; values: Record<string, unknown> }) => ({ ts, values });
 
 export function inspectGt06(input: string, now: number): Inspection {
   const bytes = hexInput(input);
@@ -23,7 +21,7 @@ export function inspectGt06(input: string, now: number): Inspection {
       case 'location':
       case 'alarm':
         ignition = meaning.ignition;
-        return frameOf(meaning.kind, { records: [withoutVin(meaning.record)], answer: meaning.answer ?? null, problems: meaning.problems });
+        return frameOf(meaning.kind, { records: [inspectedRecord(meaning.record)], answer: meaning.answer ?? null, problems: meaning.problems });
       case 'command-answer': return frameOf('command-answer', { problems: [`ends the command sent with server flag ${meaning.serverFlag}: ${JSON.stringify(meaning.text)}`] });
       case 'other': return frameOf('other', { problems: [`protocol 0x${meaning.protocol.toString(16).padStart(2, '0')} is not read: nothing is stored`] });
     }

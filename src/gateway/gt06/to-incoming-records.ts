@@ -9,7 +9,7 @@ import { accuracyFromSatellites } from '../../domain/position-accuracy.js';
 import type { IncomingRecord } from '../../domain/telemetry-record.js';
 import type { AlarmMessage, Location } from './messages.js';
 
-export type DatapointValues = Record<string, number | string | null>;
+type DatapointValues = Record<string, number | string | null>;
 
 /** ACC alarms say what the ignition did; the rest are named as the alarm table names them. */
 function alarmEvent(message: AlarmMessage): { event: string | undefined; ignition: boolean | undefined } {

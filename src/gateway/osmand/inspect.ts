@@ -5,7 +5,7 @@
  * The listener's date check (a position in the future or older than the data kept) needs the
  * service's settings and is not made here.
  */
-import { frameOf, type Inspection } from '../inspected-frame.js';
+import { frameOf, inspectedRecord, type Inspection } from '../inspected-frame.js';
 import { decodeOsmandJson, decodeOsmandQuery, type OsmandDecode } from './decode.js';
 
 function decodeText(text: string, now: number): OsmandDecode | string {
@@ -26,5 +26,5 @@ export function inspectOsmand(input: string, now: number): Inspection {
   const decoded = decodeText(text, now);
   if (typeof decoded === 'string') return { ok: false, problem: decoded };
   if (!decoded.ok) return { ok: true, frames: [frameOf('refused', { problems: [decoded.reason, `answered ${decoded.status}`] })] };
-  return { ok: true, frames: [frameOf('positions', { records: decoded.records.map(({ ts, values }) => ({ ts, values })), problems: [`device id ${decoded.deviceId}: answered 200 when it is registered`] })] };
+  return { ok: true, frames: [frameOf('positions', { records: decoded.records.map(inspectedRecord), problems: [`device id ${decoded.deviceId}: answered 200 when it is registered`] })] };
 }

@@ -3,7 +3,7 @@
  * packets) through the listener's framer, decoder, D11 mapping and acks, as on a connection whose
  * IMEI is registered.
  */
-import { frameOf, hexInput, type InspectedFrame, type Inspection } from '../inspected-frame.js';
+import { frameOf, hexInput, inspectedRecord, type InspectedFrame, type Inspection } from '../inspected-frame.js';
 import { loginAnswer, recordAck } from './acks.js';
 import { CODEC12_RESPONSE } from './codec12.js';
 import { decodeTcpPacket } from './decode.js';
@@ -28,7 +28,7 @@ export function inspectTeltonika(input: string): Inspection {
         }
         const mapped = toIncomingRecords('', decoded.records, ignition);
         ignition = mapped.ignition;
-        return frameOf('packet', { records: mapped.records.map(({ ts, values }) => ({ ts, values })), answer: recordAck(decoded.count) });
+        return frameOf('packet', { records: mapped.records.map(inspectedRecord), answer: recordAck(decoded.count) });
       }
     }
   };
